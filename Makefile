@@ -1,0 +1,22 @@
+# make test: create or reuse .venv, install cuzk with its dev extras, run the tests.
+# make run:  the main job (for now: the CPU kernel benchmark).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: test run bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+run: $(STAMP)
+	$(PY) -m cuzk bench kernels --backend cpu
+
+clean:
+	rm -rf $(VENV) build *.egg-info
