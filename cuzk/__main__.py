@@ -1,0 +1,3 @@
+from cuzk.cli.main import main
+
+raise SystemExit(main())
