@@ -1,0 +1,130 @@
+"""Kernel benchmark: Fr mul, NTT, MSM on a backend, with arkworks side by side.
+
+For BLS12-381 MSMs, py-arkworks-bls12381's `multiexp_unchecked` is timed on
+the same points and scalars in the same process (conversion of inputs into
+arkworks objects is done before its clock starts) and the ratio printed.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from cuzk.backend import get_backend
+from cuzk.curve import get_curve
+
+from .report import median_ms, print_table, write_json
+
+DEFAULT_PLAN = {
+    "cpu": {"fr_mul": [1 << 20], "ntt": [1 << 16, 1 << 20], "msm_g1": [1 << 12, 1 << 16], "msm_g2": [1 << 12]},
+    "cuda": {
+        "fr_mul": [1 << 24],
+        "ntt": [1 << 20, 1 << 22, 1 << 24, 1 << 26, 1 << 27],
+        "msm_g1": [1 << 20, 1 << 22, 1 << 24, 1 << 26],
+        "msm_g2": [1 << 20, 1 << 22],
+    },
+}
+
+
+def bench_points(curve, group: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n distinct points B, 2B, ..., nB for a random B, built by doubling blocks."""
+    grp = getattr(curve, group)
+    base = grp.random(1, rng)
+    pts = np.empty((n,) + base.shape[1:], dtype=np.uint64)
+    pts[0] = base[0]
+    m = 1
+    step = base  # = m * B
+    while m < n:
+        k = min(m, n - m)
+        pts[m : m + k] = grp.add(pts[:k], np.ascontiguousarray(np.broadcast_to(step, (k,) + base.shape[1:])))
+        step = grp.double(step)
+        m += k
+    return pts
+
+
+def random_scalars(curve, n: int, rng: np.random.Generator) -> np.ndarray:
+    return curve.fr.from_mont(curve.fr.random(n, rng))  # canonical, uniform in [0, r)
+
+
+class Arkworks:
+    """Adapter to py-arkworks-bls12381 (absent: reference columns stay empty)."""
+
+    def __init__(self):
+        try:
+            import py_arkworks_bls12381 as ark
+        except ImportError:
+            ark = None
+        self.ark = ark
+
+    def convert(self, curve, group, pts, scalars):
+        ark = self.ark
+        fq = curve.fq
+        if group == "g1":
+            xy = fq.to_bytes(np.ascontiguousarray(pts).reshape(-1, fq.limbs), "big")
+            size, cls = 96, ark.G1Point
+        else:
+            # zcash order for G2 coordinates: c1 before c0
+            swapped = np.ascontiguousarray(pts[:, :, ::-1, :])
+            xy = fq.to_bytes(swapped.reshape(-1, fq.limbs), "big")
+            size, cls = 192, ark.G2Point
+        points = [cls.from_xy_bytes_unchecked_be(xy[i : i + size]) for i in range(0, len(xy), size)]
+        sc_bytes = np.ascontiguousarray(scalars, dtype="<u8").tobytes()
+        sc = [ark.Scalar.from_le_bytes(sc_bytes[i : i + 32]) for i in range(0, len(sc_bytes), 32)]
+        return cls, points, sc
+
+
+def run(backend_name: str = "cpu", json_path: str | None = None, sizes: dict | None = None,
+        curves=("bls12_381", "bn254"), repeat: int = 5, out=sys.stdout) -> list[dict]:
+    backend = get_backend(backend_name)
+    plan = sizes or DEFAULT_PLAN["cuda" if backend.name == "cuda" else "cpu"]
+    ark = Arkworks()
+    rng = np.random.default_rng(2026)
+    records: list[dict] = []
+    sync = getattr(backend, "synchronize", None)
+    print(f"cuzk bench kernels: backend {backend.describe()}", file=out)
+    t_start = time.perf_counter()
+
+    def emit(**rec):
+        rec.setdefault("ref", None)
+        rec.setdefault("ref_ms", None)
+        rec["backend"] = backend.name
+        if rec["ref_ms"]:
+            rec["ratio"] = rec["ms"] / rec["ref_ms"]
+        records.append(rec)
+        print(f"  {rec['op']:<8} {rec['curve']:<10} n=2^{int(rec['n']).bit_length() - 1:<3} {rec['ms']:10.3f} ms"
+              + (f"   {rec['ref']} {rec['ref_ms']:.3f} ms  ratio {rec['ratio']:.2f}" if rec["ref_ms"] else ""),
+              file=out, flush=True)
+
+    for cname in curves:
+        curve = get_curve(cname)
+        fr = curve.fr
+        for n in plan.get("fr_mul", []):
+            a, b = fr.random(n, rng), fr.random(n, rng)
+            ms = median_ms(lambda: fr.mul(a, b), repeat)
+            emit(op="fr_mul", curve=cname, n=n, ms=ms, ns_per_elem=ms * 1e6 / n)
+        for n in plan.get("ntt", []):
+            a = fr.random(n, rng)
+            emit(op="ntt", curve=cname, n=n, ms=median_ms(lambda: backend.ntt(curve, a), repeat, sync=sync))
+        for group in ("g1", "g2"):
+            for n in plan.get(f"msm_{group}", []):
+                pts = bench_points(curve, group, n, rng)
+                sc = random_scalars(curve, n, rng)
+                ms = median_ms(lambda: backend.msm(curve, group, pts, sc), repeat, sync=sync)
+                rec = dict(op=f"msm_{group}", curve=cname, n=n, ms=ms)
+                if cname == "bls12_381" and ark.ark is not None:
+                    cls, apts, asc = ark.convert(curve, group, pts, sc)
+                    ours = backend.msm(curve, group, pts, sc)
+                    ref_pt = cls.multiexp_unchecked(apts, asc)
+                    _, ref_ours, _ = ark.convert(curve, group, ours[None], sc[:1])
+                    if ref_ours[0] != ref_pt:
+                        raise AssertionError(f"MSM result differs from arkworks ({group}, n={n})")
+                    rec.update(ref="arkworks", ref_ms=median_ms(lambda: cls.multiexp_unchecked(apts, asc), repeat))
+                emit(**rec)
+    print(file=out)
+    print_table(records, [("op", "op"), ("curve", "curve"), ("n", "n"), ("backend", "backend"), ("ms", "ms"),
+                          ("ref", "ref"), ("ref_ms", "ref ms"), ("ratio", "ratio")], out=out)
+    print(f"\ntotal {time.perf_counter() - t_start:.1f} s (includes first-run kernel compilation)", file=out)
+    write_json(json_path, records)
+    return records
