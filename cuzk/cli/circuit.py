@@ -1,0 +1,108 @@
+"""`cuzk circuit info|compile`: inspect and compile circuits.
+
+    cuzk circuit info --r1cs FILE [--wtns FILE]     (or --pce FILE)
+    cuzk circuit compile --r1cs FILE --out FILE.pce
+
+info prints the curve, counts and nonzeros; with a witness it checks it:
+exit 0 when satisfied, 1 when not (naming the first failing constraint).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from cuzk.errors import CuzkError
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("circuit", help="inspect, check and compile circuits")
+    sub = parser.add_subparsers(dest="circuit_command", metavar="SUBCOMMAND", required=True)
+
+    info = sub.add_parser("info", help="print a circuit's sizes; with --wtns, check the witness")
+    src = info.add_mutually_exclusive_group(required=True)
+    src.add_argument("--r1cs", help="circom .r1cs file")
+    src.add_argument("--pce", help="compiled circuit (.pce) file")
+    info.add_argument("--wtns", help="circom .wtns witness to check (with --r1cs)")
+    info.add_argument("--verify", action="store_true", help="with --pce: check every section (checksums, hash)")
+    info.set_defaults(func=cmd_info)
+
+    comp = sub.add_parser("compile", help="compile a circom .r1cs into a .pce file")
+    comp.add_argument("--r1cs", required=True, help="circom .r1cs file")
+    comp.add_argument("--out", required=True, help="output .pce file")
+    comp.set_defaults(func=cmd_compile)
+
+
+def _guard(fn, *args, **kwargs):
+    try:
+        return fn(*args, **kwargs)
+    except OSError as exc:
+        raise CuzkError(f"{exc.filename or ''}: {exc.strerror or exc}") from None
+
+
+def _percent(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from cuzk.r1cs.circom import read_r1cs, read_wtns, witness_for
+    from cuzk.r1cs.compiled import CompiledCircuit
+    from cuzk.r1cs.evaluation import check_satisfied, value_fractions
+
+    if args.wtns and not args.r1cs:
+        raise CuzkError("--wtns needs --r1cs")
+    t0 = time.perf_counter()
+    if args.r1cs:
+        r1cs = _guard(read_r1cs, args.r1cs)
+        cc = r1cs.circuit
+    else:
+        r1cs = None
+        cc = _guard(CompiledCircuit.load, args.pce, verify=args.verify)
+    load_s = time.perf_counter() - t0
+    w = witness_for(r1cs, _guard(read_wtns, args.wtns)) if args.wtns else None
+
+    out = sys.stdout.write
+    out(f"curve: {cc.curve}\n")
+    out(f"constraints: {cc.num_constraints}\n")
+    if r1cs is not None:
+        out(f"wires: {r1cs.n_wires}\n")
+        out(f"public inputs: {r1cs.num_public} ({r1cs.n_pub_out} outputs, {r1cs.n_pub_in} public inputs)\n")
+        out(f"private inputs: {r1cs.n_prv_in}\n")
+        out(f"internal wires: {r1cs.n_wires - 1 - r1cs.num_public - r1cs.n_prv_in}\n")
+        out(f"labels: {r1cs.n_labels}\n")
+    else:
+        out(f"public inputs: {cc.num_inputs - 1}\n")
+        out(f"aux variables: {cc.num_aux}\n")
+    rows = cc.num_constraints
+    nnz = [int(m.indptr[rows]) for m in cc.matrices]
+    out(f"nonzeros: A {nnz[0]}, B {nnz[1]}, C {nnz[2]}\n")
+    out(f"distinct coefficients: {len(cc.coeff_table)}\n")
+    out(f"density: A aux {cc.density_count('a_aux')}/{cc.num_aux}, "
+        f"B input {cc.density_count('b_input')}/{cc.num_inputs}, B aux {cc.density_count('b_aux')}/{cc.num_aux}\n")
+    out(f"compiled size: {cc.nbytes} bytes ({cc.bytes_per_constraint():.1f} per constraint)\n")
+    out(f"topology id: {cc.id}\n")
+    out(f"load time: {load_s:.3f} s\n")
+    if w is None:
+        return 0
+    zero, one, other = value_fractions(cc.fr, w[cc.num_inputs :])
+    out(f"aux values: zero {_percent(zero)}, one {_percent(one)}, other {_percent(other)}\n")
+    bad = check_satisfied(cc, w)
+    if bad is None:
+        out("satisfied: yes\n")
+        return 0
+    what = f"constraint {bad}" if bad < cc.num_constraints else f"input row {bad - cc.num_constraints}"
+    out(f"satisfied: no (first failing: {what})\n")
+    return 1
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from cuzk.r1cs.circom import read_r1cs
+
+    t0 = time.perf_counter()
+    r1cs = _guard(read_r1cs, args.r1cs)
+    cc = r1cs.circuit
+    _guard(cc.save, args.out)
+    print(f"wrote {args.out}: {cc.curve}, {cc.num_constraints} constraints, {cc.nbytes} bytes of arrays "
+          f"({cc.bytes_per_constraint():.1f} per constraint), id {cc.id[:16]}, {time.perf_counter() - t0:.2f} s")
+    return 0
