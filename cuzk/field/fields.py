@@ -207,7 +207,9 @@ class PrimeField:
         return out.reshape(shape)
 
     def sqrt(self, a):
-        """(ok bool[...], root) with root**2 == a where ok."""
+        """(ok bool[...], root) with root**2 == a where ok (p = 3 mod 4 fields: the base fields)."""
+        if self.p % 4 != 3:
+            raise NotImplementedError(f"{self.params.name}: square roots are implemented for p = 3 mod 4 only")
         a2, shape = _as2d(a, (self.limbs,))
         out = np.empty_like(a2)
         ok = np.empty(a2.shape[0], dtype=np.bool_)

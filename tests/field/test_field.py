@@ -126,3 +126,9 @@ def test_mul_property_bls_fq(x, y):
     p = fq.p
     x, y = x % p, y % p
     assert fq.to_ints(fq.mul(fq.from_ints([x]), fq.from_ints([y]))) == [x * y % p]
+
+
+def test_sqrt_refused_where_not_implemented():
+    fr = fields_of("bls12_381")[0]
+    with pytest.raises(NotImplementedError):
+        fr.sqrt(fr.from_ints([4]))
