@@ -1,0 +1,11 @@
+"""SHA-256: `native` (vectorized, outside circuits), `gadget`, `stamped`."""
+
+from .gadget import sha256, sha256_compression
+from .native import compress
+from .native import sha256 as sha256_native
+from .stamped import compression_template, compression_witness, hash_template, hash_witness
+
+__all__ = [
+    "sha256", "sha256_compression", "sha256_native", "compress",
+    "compression_template", "compression_witness", "hash_template", "hash_witness",
+]

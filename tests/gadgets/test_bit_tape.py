@@ -1,0 +1,70 @@
+"""The bit tape reproduces, for N instances at once, exactly the aux
+assignment that the gadget calls produce, including negated and constant
+literals, folded operations and externally supplied witness bits."""
+
+import numpy as np
+
+from cuzk.gadgets import bit_tape
+from cuzk.gadgets.boolean import Boolean, and_, ch, maj, or_, xor
+from cuzk.gadgets.stamped import StampedGadget, output_indices
+from cuzk.gadgets.uint32 import UInt32
+from cuzk.r1cs import RecordingCS, WitnessCS, check_satisfied
+
+N = 5
+
+
+def mixed_circuit(cs, iface_bits, ext_values):
+    """Every bit operation with plain, negated and constant operands."""
+    a = UInt32.from_bits(iface_bits[:32])
+    b = UInt32.from_bits(iface_bits[32:])
+    k = UInt32.constant(0x0F0F_F0F0)
+    e = [Boolean.alloc(cs, None if ext_values is None else v) for v in (ext_values or [None] * 3)]
+    x = a.xor(cs, ~b)
+    y = UInt32.ch(cs, ~a, b, k)
+    z = UInt32.maj(cs, a, ~b, UInt32.constant(0xFF00_FF00))
+    w = UInt32.xor3(cs, a.rotr(3), (~b).shr(5), k)
+    s = UInt32.addmany(cs, [x, ~y, z, k, w.rotr(11)], 77)
+    t = UInt32.addmany(cs, [~s, ~a], 0xFFFF_FFFF)
+    extra = [or_(cs, e[0], ~a.bits[0]), and_(cs, ~e[1], b.bits[3]), ch(cs, e[2], ~a.bits[1], e[0]),
+             maj(cs, ~e[0], e[1], a.bits[7]), xor(cs, e[2], Boolean.constant(True))]
+    return t.bits + s.bits + extra
+
+
+def record():
+    cs = RecordingCS("bls12_381")
+    iface = [Boolean.of_var(v) for v in cs.alloc_input_many(64).tolist()]
+    with bit_tape.recording(cs) as tape:
+        out = mixed_circuit(cs, iface, None)
+    plain = [b for b in out if b.var is not None and not b.neg and b.var < 0]
+    return StampedGadget("bls12_381", cs.template(), output_indices(b.var for b in plain), tape.program()), cs
+
+
+def test_tape_matches_direct_witness():
+    g, _ = record()
+    rng = np.random.default_rng(9)
+    iface = rng.integers(0, 2, (N, 64), dtype=np.uint8)
+    ext = rng.integers(0, 2, (N, 3), dtype=np.uint8)
+    bits = g.program.run(iface, ext)
+
+    direct = WitnessCS("bls12_381")
+    codes = direct.alloc_many(N * 64, iface.ravel()).reshape(N, 64)
+    for k in range(N):
+        mixed_circuit(direct, [Boolean.of_var(v, x) for v, x in zip(codes[k].tolist(), iface[k].tolist())],
+                      ext[k].tolist())
+    assert (direct.aux_assignment()[N * 64:] == bit_tape.bits_to_montgomery(bits, direct.fr).reshape(-1, 4)).all()
+
+    rec = RecordingCS("bls12_381")
+    g.stamp(rec, rec.alloc_many(N * 64).reshape(N, 64))
+    assert check_satisfied(rec.compile(), direct.witness()) is None
+
+
+def test_tape_refuses_foreign_allocations():
+    cs = RecordingCS("bls12_381")
+    with bit_tape.recording(cs):
+        cs.alloc()  # not a bit gadget: the tape would lose step
+        try:
+            Boolean.alloc(cs)
+        except RuntimeError as e:
+            assert "out of step" in str(e)
+        else:
+            raise AssertionError("expected the tape to detect a foreign allocation")
