@@ -179,6 +179,14 @@ def {g}_store_xyzz(arr, i, p):
     for k in range(4):
         {f}_store(arr[:, k], i, p[k])
 
+@njit(cache=True)
+def {g}_xyzz_sum(arr, out):
+    """out[0] = sum of the XYZZ points in arr (sequential; for few points)."""
+    acc = {G}_XYZZ_ZERO
+    for i in range(arr.shape[0]):
+        acc = {g}_xyzz_add(acc, {g}_load_xyzz(arr, i))
+    {g}_store_xyzz(out, 0, acc)
+
 @njit(parallel=True, cache=True)
 def {g}_vadd(a, b, out):
     """affine + affine -> XYZZ."""

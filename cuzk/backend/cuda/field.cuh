@@ -1,0 +1,203 @@
+// Montgomery arithmetic on 32-bit limbs with PTX carry chains.
+//
+// The host layout is little-endian uint64 limbs in Montgomery form with
+// R = 2^(64 L); read as uint32 that is 2L little-endian limbs with the same
+// R = 2^(32 N), so buffers copy between host and device unchanged.
+// P (a params struct generated per field by consts.py) provides N, INV and
+// p(i) / one(i) / r2(i) as compile-time constants once loops are unrolled.
+#pragma once
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+template <class P>
+struct Fp {
+    static constexpr int N = P::N;
+    u32 v[N];
+
+    __device__ __forceinline__ static Fp zero() {
+        Fp r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.v[i] = 0;
+        return r;
+    }
+    __device__ __forceinline__ static Fp one() {
+        Fp r;
+#pragma unroll
+        for (int i = 0; i < N; i++) r.v[i] = P::one(i);
+        return r;
+    }
+    __device__ __forceinline__ bool is_zero() const {
+        u32 acc = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) acc |= v[i];
+        return acc == 0;
+    }
+    __device__ __forceinline__ bool operator==(const Fp& o) const {
+        u32 acc = 0;
+#pragma unroll
+        for (int i = 0; i < N; i++) acc |= v[i] ^ o.v[i];
+        return acc == 0;
+    }
+    __device__ __forceinline__ static Fp load(const u32* src) {
+        Fp r;
+        if (N % 4 == 0) {
+            const uint4* s = reinterpret_cast<const uint4*>(src);
+#pragma unroll
+            for (int i = 0; i < N / 4; i++) {
+                uint4 q = s[i];
+                r.v[4 * i] = q.x; r.v[4 * i + 1] = q.y; r.v[4 * i + 2] = q.z; r.v[4 * i + 3] = q.w;
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < N; i++) r.v[i] = src[i];
+        }
+        return r;
+    }
+    __device__ __forceinline__ void store(u32* dst) const {
+        if (N % 4 == 0) {
+            uint4* d = reinterpret_cast<uint4*>(dst);
+#pragma unroll
+            for (int i = 0; i < N / 4; i++) d[i] = make_uint4(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]);
+        } else {
+#pragma unroll
+            for (int i = 0; i < N; i++) dst[i] = v[i];
+        }
+    }
+};
+
+// r = a - p if that does not borrow, else a (a < 2p, top bit of p free)
+template <class P>
+__device__ __forceinline__ Fp<P> fp_reduce_once(const Fp<P>& a) {
+    constexpr int N = P::N;
+    Fp<P> t;
+    u32 borrow;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(t.v[0]) : "r"(a.v[0]), "r"(P::p(0)));
+#pragma unroll
+    for (int i = 1; i < N; i++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(t.v[i]) : "r"(a.v[i]), "r"(P::p(i)));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));
+    Fp<P> r;
+#pragma unroll
+    for (int i = 0; i < N; i++) r.v[i] = borrow ? a.v[i] : t.v[i];
+    return r;
+}
+
+template <class P>
+__device__ __forceinline__ Fp<P> fp_add(const Fp<P>& a, const Fp<P>& b) {
+    constexpr int N = P::N;
+    Fp<P> r;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(a.v[0]), "r"(b.v[0]));
+#pragma unroll
+    for (int i = 1; i < N; i++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(a.v[i]), "r"(b.v[i]));
+    return fp_reduce_once(r);
+}
+
+template <class P>
+__device__ __forceinline__ Fp<P> fp_sub(const Fp<P>& a, const Fp<P>& b) {
+    constexpr int N = P::N;
+    Fp<P> r;
+    u32 borrow;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(a.v[0]), "r"(b.v[0]));
+#pragma unroll
+    for (int i = 1; i < N; i++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(a.v[i]), "r"(b.v[i]));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));
+    // add p back masked by the borrow
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(r.v[0]) : "r"(P::p(0) & borrow));
+#pragma unroll
+    for (int i = 1; i < N; i++) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(r.v[i]) : "r"(P::p(i) & borrow));
+    return r;
+}
+
+template <class P>
+__device__ __forceinline__ Fp<P> fp_neg(const Fp<P>& a) {
+    return fp_sub(Fp<P>::zero(), a);
+}
+
+template <class P>
+__device__ __forceinline__ Fp<P> fp_dbl(const Fp<P>& a) {
+    return fp_add(a, a);
+}
+
+// CIOS Montgomery product, one row per limb of b: t += a*b_i (low halves,
+// then high halves one limb up), m = t0*inv, t += m*p likewise, shift.
+template <class P>
+__device__ __forceinline__ Fp<P> fp_mul(const Fp<P>& a, const Fp<P>& b) {
+    constexpr int N = P::N;
+    u32 t[N + 2];
+#pragma unroll
+    for (int i = 0; i < N + 2; i++) t[i] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        const u32 bi = b.v[i];
+        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.v[0]), "r"(bi));
+#pragma unroll
+        for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.v[j]), "r"(bi));
+        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.v[0]), "r"(bi));
+#pragma unroll
+        for (int j = 1; j < N; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.v[j]), "r"(bi));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+
+        const u32 m = t[0] * P::INV;
+        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(P::p(0)));
+#pragma unroll
+        for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(P::p(j)));
+        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(P::p(0)));
+#pragma unroll
+        for (int j = 1; j < N; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(P::p(j)));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+#pragma unroll
+        for (int j = 0; j <= N; j++) t[j] = t[j + 1];
+        t[N + 1] = 0;
+    }
+    Fp<P> r;
+#pragma unroll
+    for (int i = 0; i < N; i++) r.v[i] = t[i];
+    return fp_reduce_once(r);
+}
+
+template <class P>
+__device__ __forceinline__ Fp<P> fp_sqr(const Fp<P>& a) {
+    return fp_mul(a, a);
+}
+
+// a^e for a small public exponent given as u32 limbs (most significant first scan)
+template <class P>
+__device__ __forceinline__ Fp<P> fp_pow_u64(const Fp<P>& a, u64 e) {
+    Fp<P> r = Fp<P>::one();
+    for (int i = 63; i >= 0; i--) {
+        r = fp_sqr(r);
+        if ((e >> i) & 1) r = fp_mul(r, a);
+    }
+    return r;
+}
+
+// ---- Fq2 = Fq[u]/(u^2 + 1) -------------------------------------------------
+template <class P>
+struct Fp2 {
+    Fp<P> c0, c1;
+    __device__ __forceinline__ static Fp2 zero() { return {Fp<P>::zero(), Fp<P>::zero()}; }
+    __device__ __forceinline__ static Fp2 one() { return {Fp<P>::one(), Fp<P>::zero()}; }
+    __device__ __forceinline__ bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+    __device__ __forceinline__ bool operator==(const Fp2& o) const { return c0 == o.c0 && c1 == o.c1; }
+    __device__ __forceinline__ static Fp2 load(const u32* src) { return {Fp<P>::load(src), Fp<P>::load(src + P::N)}; }
+    __device__ __forceinline__ void store(u32* dst) const { c0.store(dst); c1.store(dst + P::N); }
+};
+
+template <class P> __device__ __forceinline__ Fp2<P> fp_add(const Fp2<P>& a, const Fp2<P>& b) { return {fp_add(a.c0, b.c0), fp_add(a.c1, b.c1)}; }
+template <class P> __device__ __forceinline__ Fp2<P> fp_sub(const Fp2<P>& a, const Fp2<P>& b) { return {fp_sub(a.c0, b.c0), fp_sub(a.c1, b.c1)}; }
+template <class P> __device__ __forceinline__ Fp2<P> fp_dbl(const Fp2<P>& a) { return {fp_dbl(a.c0), fp_dbl(a.c1)}; }
+template <class P> __device__ __forceinline__ Fp2<P> fp_neg(const Fp2<P>& a) { return {fp_neg(a.c0), fp_neg(a.c1)}; }
+template <class P>
+__device__ __noinline__ Fp2<P> fp_mul(const Fp2<P>& a, const Fp2<P>& b) {
+    Fp<P> v0 = fp_mul(a.c0, b.c0), v1 = fp_mul(a.c1, b.c1);
+    Fp<P> s = fp_mul(fp_add(a.c0, a.c1), fp_add(b.c0, b.c1));
+    return {fp_sub(v0, v1), fp_sub(fp_sub(s, v0), v1)};
+}
+template <class P>
+__device__ __noinline__ Fp2<P> fp_sqr(const Fp2<P>& a) {
+    Fp<P> m = fp_mul(a.c0, a.c1);
+    return {fp_mul(fp_add(a.c0, a.c1), fp_sub(a.c0, a.c1)), fp_dbl(m)};
+}

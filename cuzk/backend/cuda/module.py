@@ -1,0 +1,52 @@
+"""Compile the CUDA sources for one curve through CuPy (NVRTC), cached.
+
+The .cuh files ship as package data. Includes are expanded here, so the
+source text CuPy hashes for its on-disk kernel cache covers every line that
+was compiled; the architecture is the running device's (sm_90 on H100/H200).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib import resources
+
+import cupy as cp
+
+from .consts import curve_header
+
+SOURCES = ("ntt.cuh", "msm.cuh", "spmv.cuh")
+_INCLUDE = re.compile(r'^#include "([\w.]+)"\s*$', re.M)
+
+
+def _read(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text()
+
+
+def expand(name: str, seen: set[str]) -> str:
+    if name in seen:
+        return ""
+    seen.add(name)
+    text = _read(name).replace("#pragma once", "")
+    return _INCLUDE.sub(lambda m: expand(m.group(1), seen), text)
+
+
+def source(curve: str) -> str:
+    seen: set[str] = set()
+    body = "".join(expand(name, seen) for name in SOURCES)
+    return "typedef unsigned int u32;\ntypedef unsigned long long u64;\n" + curve_header(curve) + body
+
+
+def arch_option() -> str:
+    return f"--gpu-architecture=sm_{cp.cuda.Device().compute_capability}"
+
+
+@functools.cache
+def kernels(curve: str) -> cp.RawModule:
+    mod = cp.RawModule(code=source(curve), options=("-std=c++17", arch_option()))
+    mod.compile()
+    return mod
+
+
+def fn(curve: str, name: str):
+    return kernels(curve).get_function(name)

@@ -1,0 +1,134 @@
+// Pippenger MSM with signed c-bit digits, bucket sort by counting, one thread
+// per bucket for accumulation, segmented running sums for bucket reduction,
+// and a block tree to sum segments. Also the batch-addition kernel used for
+// scalars equal to 1. Instantiated for G1 and G2 by MSM_KERNELS below.
+#pragma once
+#include "curve.cuh"
+
+#define SKIP_KEY 0xffffffffu
+
+// Signed digits of each scalar (canonical, 8 x u32 limbs): for point i and
+// window w, key = w * 2^(c-1) + |d| - 1 (or SKIP_KEY when d = 0); counts[key]++.
+extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin, u32* keys, u32* counts) {
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    u32 s[9];
+#pragma unroll
+    for (int k = 0; k < 8; k++) s[k] = scalars[i * 8 + k];
+    s[8] = 0;
+    const u32 half = 1u << (c - 1);
+    const u32 mask = (1u << c) - 1;
+    u32 carry = 0;
+    for (u32 w = 0; w < nwin; w++) {
+        const u32 bit = w * c;
+        const u32 limb = bit >> 5, sh = bit & 31;
+        u64 two = ((u64)s[limb + 1 < 9 ? limb + 1 : 8] << 32) | s[limb];
+        u32 d = (u32)((two >> sh) & mask) + carry;
+        u32 key = SKIP_KEY;
+        u32 neg = 0;
+        if (d > half) {
+            d = (1u << c) - d;
+            neg = 1;
+            carry = 1;
+        } else {
+            carry = 0;
+        }
+        if (d) {
+            key = w * half + d - 1;
+            atomicAdd(&counts[key], 1u);
+        }
+        keys[(u64)w * n + i] = key == SKIP_KEY ? SKIP_KEY : (key | (neg << 31)) ;
+    }
+}
+
+// Place each (window, point) into its bucket's run: sorted[pos] = i | neg << 31.
+extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32* cursor, u32* sorted) {
+    const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n * nwin) return;
+    const u32 k = keys[t];
+    if (k == SKIP_KEY) return;
+    const u32 key = k & 0x7fffffffu;
+    const u32 pos = atomicAdd(&cursor[key], 1u);
+    const u32 i = (u32)(t % n);
+    sorted[pos] = i | (k & 0x80000000u);
+}
+
+#define MSM_KERNELS(G, F)                                                                                      \
+    extern "C" __global__ void G##_msm_accumulate(const u32* bases, const u32* sorted, const u32* offsets,      \
+                                                  u32 nbuckets, u32* buckets) {                                \
+        const u32 b = blockIdx.x * blockDim.x + threadIdx.x;                                                  \
+        if (b >= nbuckets) return;                                                                             \
+        XYZZ<F> acc = XYZZ<F>::zero();                                                                         \
+        const u32 end = offsets[b + 1];                                                                        \
+        for (u32 j = offsets[b]; j < end; j++) {                                                               \
+            const u32 e = sorted[j];                                                                           \
+            Affine<F> q = load_affine<F>(bases, e & 0x7fffffffu);                                             \
+            if (e & 0x80000000u) q.y = fp_neg(q.y);                                                            \
+            acc = xyzz_add_affine(acc, q);                                                                     \
+        }                                                                                                      \
+        store_xyzz(buckets, b, acc);                                                                           \
+    }                                                                                                          \
+    /* segment s of window w covers buckets [lo, hi) (1-based weights lo+1..hi):                          */ \
+    /* out = sum_{b in seg} (b + 1) * B_b via a running sum from the top plus lo * (sum of the segment)  */ \
+    extern "C" __global__ void G##_msm_reduce_segments(const u32* buckets, u32 half, u32 nwin, u32 seglen,     \
+                                                       u32* out) {                                             \
+        const u32 nseg = half / seglen;                                                                        \
+        const u32 t = blockIdx.x * blockDim.x + threadIdx.x;                                                  \
+        if (t >= nseg * nwin) return;                                                                          \
+        const u32 w = t / nseg, s = t % nseg;                                                                  \
+        const u32 lo = s * seglen;                                                                             \
+        XYZZ<F> run = XYZZ<F>::zero(), sum = XYZZ<F>::zero();                                                  \
+        for (int b = (int)(lo + seglen) - 1; b >= (int)lo; b--) {                                              \
+            run = xyzz_add(run, load_xyzz<F>(buckets, (u64)w * half + b));                                     \
+            sum = xyzz_add(sum, run);                                                                          \
+        }                                                                                                      \
+        /* sum += lo * run, double-and-add over the bits of lo */                                             \
+        XYZZ<F> mul = XYZZ<F>::zero();                                                                         \
+        for (int bit = 31; bit >= 0; bit--) {                                                                  \
+            mul = xyzz_dbl(mul);                                                                               \
+            if ((lo >> bit) & 1) mul = xyzz_add(mul, run);                                                     \
+        }                                                                                                      \
+        store_xyzz(out, t, xyzz_add(sum, mul));                                                                \
+    }                                                                                                          \
+    /* one block per group of `len` XYZZ points: out[group] = their sum (tree in shared memory) */            \
+    extern "C" __global__ void G##_sum_groups(const u32* pts, u32 len, u32* out) {                            \
+        extern __shared__ u32 sm_pts[];                                                                        \
+        const u32 g = blockIdx.x;                                                                              \
+        XYZZ<F> acc = XYZZ<F>::zero();                                                                         \
+        for (u32 j = threadIdx.x; j < len; j += blockDim.x) acc = xyzz_add(acc, load_xyzz<F>(pts, (u64)g * len + j)); \
+        store_xyzz(sm_pts, threadIdx.x, acc);                                                                  \
+        __syncthreads();                                                                                       \
+        for (u32 s = blockDim.x / 2; s > 0; s >>= 1) {                                                         \
+            if (threadIdx.x < s) {                                                                             \
+                acc = xyzz_add(load_xyzz<F>(sm_pts, threadIdx.x), load_xyzz<F>(sm_pts, threadIdx.x + s));      \
+                store_xyzz(sm_pts, threadIdx.x, acc);                                                          \
+            }                                                                                                  \
+            __syncthreads();                                                                                   \
+        }                                                                                                      \
+        if (threadIdx.x == 0) store_xyzz(out, g, load_xyzz<F>(sm_pts, 0));                                     \
+    }                                                                                                          \
+    /* batch addition: each thread sums a grid-strided subset of the selected points */                       \
+    extern "C" __global__ void G##_batch_add(const u32* bases, const u32* idx, u64 count, u32* out) {          \
+        const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;                                             \
+        const u64 stride = (u64)gridDim.x * blockDim.x;                                                       \
+        XYZZ<F> acc = XYZZ<F>::zero();                                                                         \
+        for (u64 j = t; j < count; j += stride) acc = xyzz_add_affine(acc, load_affine<F>(bases, idx[j]));     \
+        store_xyzz(out, t, acc);                                                                               \
+    }
+
+typedef Fp<fq_params> fq_t;
+typedef Fp2<fq_params> fq2_t;
+MSM_KERNELS(g1, fq_t)
+MSM_KERNELS(g2, fq2_t)
+
+// thread w: pts[w] *= 2^(c*w) (window weights before the final sum)
+#define SCALE_KERNEL(G, F)                                                                       \
+    extern "C" __global__ void G##_scale_windows(u32* pts, u32 c, u32 nwin) {                     \
+        const u32 w = blockIdx.x * blockDim.x + threadIdx.x;                                     \
+        if (w >= nwin) return;                                                                   \
+        XYZZ<F> p = load_xyzz<F>(pts, w);                                                        \
+        for (u32 k = 0; k < c * w; k++) p = xyzz_dbl(p);                                         \
+        store_xyzz(pts, w, p);                                                                   \
+    }
+SCALE_KERNEL(g1, fq_t)
+SCALE_KERNEL(g2, fq2_t)

@@ -1,0 +1,144 @@
+// Radix-2^m NTT passes in shared memory (decimation in frequency), then a
+// bit-reversal gather that also applies the inverse's index reversal, the
+// 1/n scale and coset powers. Natural order in and out.
+#pragma once
+#include "field.cuh"
+
+typedef Fp<fr_params> fr_t;
+
+// Element (t, gl) of the block's tile -> global index. Groups are runs of
+// 2^m elements `stride` apart; a block takes G consecutive groups.
+__device__ __forceinline__ u64 ntt_tile_index(u32 t, u32 gl, u64 g0, u32 log_n, u32 s0, u32 m) {
+    const u64 stride = 1ull << (log_n - s0 - m);
+    const u64 g = g0 + gl;
+    const u64 blk = g >> (log_n - s0 - m);
+    const u64 r = g & (stride - 1);
+    return (blk << (log_n - s0)) + r + (u64)t * stride;
+}
+
+// Flat position f of the tile -> (t, gl), chosen so consecutive f are
+// consecutive in memory (coalesced) whatever the stride. All sizes are
+// powers of two, so only shifts and masks (integer division is slow here).
+__device__ __forceinline__ void ntt_tile_coords(u32 f, u32 log_G, u32 log_stride, u32 m, u32& t, u32& gl) {
+    if (log_stride >= log_G) {
+        t = f >> log_G;
+        gl = f & ((1u << log_G) - 1);
+    } else {
+        const u32 log_seg = log_stride + m;
+        const u32 seg = f >> log_seg, rem = f & ((1u << log_seg) - 1);
+        t = rem >> log_stride;
+        gl = (seg << log_stride) + (rem & ((1u << log_stride) - 1));
+    }
+}
+
+// One pass of m DIF stages (s0 .. s0+m-1) over tiles of G groups of 2^m
+// elements. Reads `src`, writes `dst` (the same buffer except on the first
+// pass, which thereby also copies the input).
+extern "C" __global__ void fr_ntt_dif_pass(const u32* src, u32* dst, const u32* tw, u32 log_n, u32 s0, u32 m, u32 log_G) {
+    extern __shared__ uint4 ntt_smem[];
+    const u64 n = 1ull << log_n;
+    const u64 off = (u64)blockIdx.y * n * fr_t::N;
+    const u32 G = 1u << log_G;
+    const u64 g0 = (u64)blockIdx.x << log_G;
+    const u32 tile = G << m;
+    const u32 log_stride = log_n - s0 - m;
+    for (u32 f = threadIdx.x; f < tile; f += blockDim.x) {
+        u32 t, gl;
+        ntt_tile_coords(f, log_G, log_stride, m, t, gl);
+        const u64 idx = ntt_tile_index(t, gl, g0, log_n, s0, m);
+        const uint4* p = reinterpret_cast<const uint4*>(src + off + idx * fr_t::N);
+        uint4* q = ntt_smem + ((t << log_G) + gl) * 2;
+        q[0] = p[0];
+        q[1] = p[1];
+    }
+    __syncthreads();
+    const u32 nbf = tile >> 1;
+    for (u32 k = 0; k < m; k++) {
+        const u32 s = s0 + k;
+        const u32 log_h = m - 1 - k;
+        for (u32 b = threadIdx.x; b < nbf; b += blockDim.x) {
+            const u32 gl = b & (G - 1);
+            const u32 q = b >> log_G;
+            const u32 j = q & ((1u << log_h) - 1);
+            const u32 t = ((q >> log_h) << (log_h + 1)) + j;
+            const u64 r = (g0 + gl) & ((1ull << log_stride) - 1);
+            const u64 e = (r + ((u64)j << log_stride)) << s;
+            uint4* pa = ntt_smem + ((t << log_G) + gl) * 2;
+            uint4* pb = ntt_smem + (((t + (1u << log_h)) << log_G) + gl) * 2;
+            fr_t x = fr_t::load(reinterpret_cast<const u32*>(pa));
+            fr_t y = fr_t::load(reinterpret_cast<const u32*>(pb));
+            fr_t sum = fp_add(x, y);
+            fr_t dif = fp_sub(x, y);
+            if (e) dif = fp_mul(dif, fr_t::load(tw + e * fr_t::N));
+            sum.store(reinterpret_cast<u32*>(pa));
+            dif.store(reinterpret_cast<u32*>(pb));
+        }
+        __syncthreads();
+    }
+    for (u32 f = threadIdx.x; f < tile; f += blockDim.x) {
+        u32 t, gl;
+        ntt_tile_coords(f, log_G, log_stride, m, t, gl);
+        const u64 idx = ntt_tile_index(t, gl, g0, log_n, s0, m);
+        uint4* p = reinterpret_cast<uint4*>(dst + off + idx * fr_t::N);
+        const uint4* q = ntt_smem + ((t << log_G) + gl) * 2;
+        p[0] = q[0];
+        p[1] = q[1];
+    }
+}
+
+__device__ __forceinline__ u64 bitrev(u64 x, u32 bits) { return __brevll(x) >> (64 - bits); }
+
+// out[i] = y[bitrev(j)] * scale * powers[i] with j = i (forward) or (n - i) mod n (inverse)
+extern "C" __global__ void fr_ntt_finish(const u32* y, u32* out, u32 log_n, int inverse, const u32* scale,
+                                          const u32* powers) {
+    const u64 n = 1ull << log_n;
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const u64 off = (u64)blockIdx.y * n * fr_t::N;
+    const u64 j = inverse ? ((n - i) & (n - 1)) : i;
+    fr_t v = fr_t::load(y + off + bitrev(j, log_n) * fr_t::N);
+    if (scale) v = fp_mul(v, fr_t::load(scale));
+    if (powers) v = fp_mul(v, fr_t::load(powers + i * fr_t::N));
+    v.store(out + off + i * fr_t::N);
+}
+
+// dst[i] = src[i] * powers[i] (coset shift before a forward transform), batched on y
+extern "C" __global__ void fr_mul_powers(const u32* src, u32* dst, const u32* powers, u64 n) {
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const u64 o = ((u64)blockIdx.y * n + i) * fr_t::N;
+    fp_mul(fr_t::load(src + o), fr_t::load(powers + i * fr_t::N)).store(dst + o);
+}
+
+// out[i] = hi[i >> log_lo] * lo[i & (2^log_lo - 1)]: a table of powers from two small ones
+extern "C" __global__ void fr_expand_powers(u32* out, const u32* hi, const u32* lo, u32 log_lo, u64 n) {
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fp_mul(fr_t::load(hi + (i >> log_lo) * fr_t::N), fr_t::load(lo + (i & ((1ull << log_lo) - 1)) * fr_t::N))
+        .store(out + i * fr_t::N);
+}
+
+// elementwise kernels used by the Groth16 H path and tests
+extern "C" __global__ void fr_vmul(const u32* a, const u32* b, u32* out, u64 n) {
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fp_mul(fr_t::load(a + i * fr_t::N), fr_t::load(b + i * fr_t::N)).store(out + i * fr_t::N);
+}
+
+// out[i] = (a[i] * b[i] - c[i]) * s  (s may be null)
+extern "C" __global__ void fr_ab_minus_c(const u32* a, const u32* b, const u32* c, u32* out, const u32* s, u64 n) {
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_t v = fp_sub(fp_mul(fr_t::load(a + i * fr_t::N), fr_t::load(b + i * fr_t::N)), fr_t::load(c + i * fr_t::N));
+    if (s) v = fp_mul(v, fr_t::load(s));
+    v.store(out + i * fr_t::N);
+}
+
+// Montgomery -> canonical (multiply by 1 without R)
+extern "C" __global__ void fr_from_mont(const u32* a, u32* out, u64 n) {
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_t one_raw = fr_t::zero();
+    one_raw.v[0] = 1;
+    fp_mul(fr_t::load(a + i * fr_t::N), one_raw).store(out + i * fr_t::N);
+}
