@@ -44,5 +44,27 @@ class Backend(ABC):
     def spmv(self, curve: Curve | str, indptr, cols, coeff_idx, coeff_table, w: np.ndarray) -> np.ndarray:
         """out[row] = sum_k coeff_table[coeff_idx[k]] * w[cols[k]] over the row's CSR range."""
 
+    # ---- Groth16 H -----------------------------------------------------------
+    def quotient(self, curve: Curve | str, a, b, c, n: int, shift: int, scale: int | None, to_coefficients: bool,
+                 count: int):
+        """Canonical scalars for the H MSM (see groth16/qap.py for the conventions).
+
+        a, b, c (Montgomery, <= n rows) are interpolated (inverse NTT), evaluated
+        on shift*<w_n>, combined as (a*b - c) * scale, optionally brought back to
+        coefficients (inverse coset NTT), and the first `count` values returned
+        in canonical form. Device backends keep every step on the device."""
+        curve = as_curve(curve)
+        fr = curve.fr
+        abc = np.zeros((3, n, 4), dtype=np.uint64)
+        for i, v in enumerate((a, b, c)):
+            abc[i, : v.shape[0]] = v
+        ev = self.ntt(curve, self.ntt(curve, abc, inverse=True), coset=shift)
+        t = fr.sub(fr.mul(ev[0], ev[1]), ev[2])
+        if scale is not None:
+            t = fr.mul(t, np.broadcast_to(fr.from_int(scale), t.shape))
+        if to_coefficients:
+            t = self.ntt(curve, t, inverse=True, coset=shift)
+        return fr.from_mont(t[:count])
+
     def describe(self) -> str:
         return self.name

@@ -64,10 +64,9 @@ def prove_batch(pk: ProvingKey, jobs, backend=None, rs=None) -> list[Proof]:
             raise ValueError(f"witness has {w.shape[0]} variables, the key expects {pk.num_vars}")
         if a.shape[0] > n:
             raise ValueError(f"{a.shape[0]} constraint rows exceed the key's domain {n}")
-        h = qap.h_scalars(pk.h_convention, backend, curve, a, b, c, n)
+        hc = qap.h_scalars(pk.h_convention, backend, curve, a, b, c, n)
         clock.lap("ntt_h")
         canon = fr.from_mont(w)
-        hc = fr.from_mont(h)
         clock.lap("scalars")
         if hc.shape[0] != pk.bases("h").shape[0]:
             raise ValueError(f"{hc.shape[0]} H scalars but the key has {pk.bases('h').shape[0]} H bases")

@@ -19,26 +19,14 @@ import numpy as np
 from .keys import H_BELLPERSON, H_SNARKJS
 
 
-def pad(values: np.ndarray, n: int) -> np.ndarray:
-    out = np.zeros((n, 4), dtype=np.uint64)
-    out[: values.shape[0]] = values
-    return out
-
-
-def h_scalars(convention: str, backend, curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, n: int) -> np.ndarray:
-    """Montgomery Fr scalars for the H MSM (n-1 for bellperson, n for snarkjs)."""
+def h_scalars(convention: str, backend, curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, n: int):
+    """Canonical Fr scalars for the H MSM (n-1 for bellperson, n for snarkjs)."""
     fr = curve.fr
-    abc = np.stack([pad(a, n), pad(b, n), pad(c, n)])
-    coeffs = backend.ntt(curve, abc, inverse=True)
     if convention == H_BELLPERSON:
         g = fr.params.generator
-        ev = backend.ntt(curve, coeffs, coset=g)
-        t = fr.sub(fr.mul(ev[0], ev[1]), ev[2])
         z_inv = pow((pow(g, n, fr.p) - 1) % fr.p, -1, fr.p)
-        t = fr.mul(t, np.broadcast_to(fr.from_int(z_inv), t.shape))
-        return backend.ntt(curve, t, inverse=True, coset=g)[: n - 1]
+        return backend.quotient(curve, a, b, c, n, shift=g, scale=z_inv, to_coefficients=True, count=n - 1)
     if convention == H_SNARKJS:
-        shift = fr.params.root_of_unity_of_order(n.bit_length())  # w_2n
-        ev = backend.ntt(curve, coeffs, coset=shift)
-        return fr.sub(fr.mul(ev[0], ev[1]), ev[2])
+        w2n = fr.params.root_of_unity_of_order(n.bit_length())
+        return backend.quotient(curve, a, b, c, n, shift=w2n, scale=None, to_coefficients=False, count=n)
     raise ValueError(f"unknown H convention {convention!r}")

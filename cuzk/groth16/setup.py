@@ -60,6 +60,17 @@ def transpose_product(backend, curve, mat, coeff_table, values: np.ndarray, num_
     return backend.spmv(curve, indptr, rows[order], mat.coeff_idx[order], coeff_table, values)
 
 
+def density_vars(circuit) -> tuple[np.ndarray, np.ndarray]:
+    """Witness indices that get an A base and a B base, in bellperson's order.
+
+    A: every input (the per-input rows put each in A), then the aux variables
+    occurring in A; B: inputs, then aux, occurring in B."""
+    ni = circuit.num_inputs
+    a_vars = np.concatenate([np.arange(ni), ni + np.flatnonzero(circuit.density("a_aux"))])
+    b_vars = np.concatenate([np.flatnonzero(circuit.density("b_input")), ni + np.flatnonzero(circuit.density("b_aux"))])
+    return a_vars.astype(np.int64), b_vars.astype(np.int64)
+
+
 def _rand(p: int) -> int:
     return secrets.randbelow(p - 1) + 1
 
@@ -111,9 +122,7 @@ def generate(circuit, backend=None, progress: bool | None = None,
     if zero_l.any():
         raise ValueError(f"aux variable {int(np.argmax(zero_l))} is unconstrained (its L base would be the identity)")
 
-    a_vars = np.flatnonzero(u.any(axis=1)).astype(np.int64)
-    a_vars = np.union1d(np.arange(ni), a_vars)
-    b_vars = np.flatnonzero(v.any(axis=1)).astype(np.int64)
+    a_vars, b_vars = density_vars(circuit)
 
     # h_i = tau^i t(tau) / delta, i < n - 1
     h_s = np.empty((n - 1, 4), dtype=np.uint64)

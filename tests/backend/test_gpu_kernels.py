@@ -96,3 +96,18 @@ def test_spmv_matches_cpu(cuda, curve_name):
     w = fr.random(cols, rng)
     cpu = get_backend("cpu")
     assert (cuda.spmv(curve, indptr, colidx, cidx, table, w) == cpu.spmv(curve, indptr, colidx, cidx, table, w)).all()
+
+
+@pytest.mark.parametrize("curve_name", CURVES)
+def test_groth16_quotient_matches_cpu(cuda, curve_name):
+    curve = get_curve(curve_name)
+    fr = curve.fr
+    rng = np.random.default_rng(11)
+    n = 1 << 12
+    a, b, c = (fr.random(n - 100, rng) for _ in range(3))
+    cpu = get_backend("cpu")
+    g = fr.params.generator
+    for kw in (dict(shift=g, scale=12345, to_coefficients=True, count=n - 1),
+               dict(shift=fr.params.root_of_unity_of_order(13), scale=None, to_coefficients=False, count=n)):
+        got = cuda.quotient(curve, a, b, c, n, **kw)
+        assert (got.get() == cpu.quotient(curve, a, b, c, n, **kw)).all()

@@ -15,6 +15,7 @@ import numpy as np
 from ..base import Backend, as_curve
 from . import msm as _msm
 from . import ntt as _ntt
+from .module import fn
 
 
 def to_device(a) -> cp.ndarray:
@@ -41,6 +42,25 @@ class CudaBackend(Backend):
             on_device = isinstance(values, cp.ndarray)
             out = _ntt.ntt(as_curve(curve).name, to_device(values), inverse=inverse, coset=coset)
             return out if on_device else cp.asnumpy(out)
+
+    def quotient(self, curve, a, b, c, n, shift, scale, to_coefficients, count):
+        """Groth16 H on the device: 3 batched iNTTs, coset NTTs, (a*b - c)*s, optional iNTT."""
+        name = as_curve(curve).name
+        with self.device:
+            abc = cp.zeros((3, n, 4), dtype=cp.uint64)
+            for i, v in enumerate((a, b, c)):
+                abc[i, : v.shape[0]] = to_device(v)
+            ev = _ntt.ntt(name, _ntt.ntt(name, abc, inverse=True), coset=shift)
+            t = cp.empty((n, 4), dtype=cp.uint64)
+            threads = 256
+            grid = ((n + threads - 1) // threads,)
+            s = _ntt.const(name, scale) if scale is not None else np.uint64(0)
+            fn(name, "fr_ab_minus_c")(grid, (threads,), (ev[0], ev[1], ev[2], t, s, np.uint64(n)))
+            if to_coefficients:
+                t = _ntt.ntt(name, t, inverse=True, coset=shift)
+            out = cp.empty((count, 4), dtype=cp.uint64)
+            fn(name, "fr_from_mont")(grid, (threads,), (cp.ascontiguousarray(t[:count]), out, np.uint64(count)))
+            return out
 
     def msm(self, curve, group, bases, scalars):
         with self.device:

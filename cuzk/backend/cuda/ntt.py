@@ -40,7 +40,7 @@ def power_table(curve: str, base: int, count: int) -> cp.ndarray:
 
 
 @functools.lru_cache(maxsize=64)
-def _const(curve: str, x: int) -> cp.ndarray:
+def const(curve: str, x: int) -> cp.ndarray:
     fr = fields_of(curve)[0]
     return cp.asarray(fr.from_ints([x]))
 
@@ -84,7 +84,7 @@ def ntt(curve: str, values: cp.ndarray, inverse: bool = False, coset: int | None
     out = cp.empty_like(data)
     scale = powers = None
     if inverse:
-        scale = _const(curve, pow(n, -1, fr.p))
+        scale = const(curve, pow(n, -1, fr.p))
         if coset is not None:
             powers = power_table(curve, pow(coset, -1, fr.p), n)
     fn(curve, "fr_ntt_finish")((blocks, batch), (threads,),

@@ -1,0 +1,125 @@
+"""Groth16 end to end on the CPU: setup, prove, verify, batches, bellperson files."""
+
+import numpy as np
+import pytest
+
+from cuzk.backend import get_backend
+from cuzk.curve import get_curve
+from cuzk.errors import FormatError, ValidationError
+from cuzk.groth16 import prover, setup
+from cuzk.groth16.verifier import PreparedVerifyingKey, verify, verify_batch
+from cuzk.r1cs import LC, ONE, RecordingCS, WitnessCS
+from cuzk.r1cs.evaluation import evaluate
+
+
+def cube_circuit(cs, x):
+    """Public y = x^3 + x + 5 and public z = 2x (two public inputs)."""
+    xv = cs.alloc(x)
+    x2 = cs.alloc(lambda: x * x)
+    x3 = cs.alloc(lambda: x * x * x)
+    y = cs.alloc_input(lambda: x**3 + x + 5)
+    z = cs.alloc_input(lambda: 2 * x)
+    cs.enforce(xv, xv, x2)
+    cs.enforce(x2, xv, x3)
+    cs.enforce(LC.of(x3, 1) + LC.of(xv, 1) + LC.constant(5), ONE, y)
+    cs.enforce(LC.of(xv, 2), ONE, z)
+
+
+def compiled(curve):
+    rec = RecordingCS(curve)
+    cube_circuit(rec, 0)
+    return rec.compile()
+
+
+def witness(curve, x):
+    ws = WitnessCS(curve)
+    cube_circuit(ws, x)
+    return ws.witness()
+
+
+@pytest.fixture(scope="module", params=["bls12_381", "bn254"])
+def keyed(request):
+    curve = request.param
+    cc = compiled(curve)
+    return curve, cc, setup.generate(cc, backend=get_backend("cpu"))
+
+
+def public(curve, x):
+    p = get_curve(curve).fr.p
+    return [(x**3 + x + 5) % p, 2 * x % p]
+
+
+def test_prove_and_verify(keyed):
+    curve, cc, pk = keyed
+    pvk = PreparedVerifyingKey(pk.vk)
+    w = witness(curve, 3)
+    proof = prover.prove(pk, w, evaluate(cc, w), backend=get_backend("cpu"))
+    assert verify(pvk, proof, public(curve, 3))
+    # wrong public input, swapped inputs, altered proof point
+    assert not verify(pvk, proof, public(curve, 4))
+    assert not verify(pvk, proof, public(curve, 3)[::-1])
+    g1 = get_curve(curve).g1
+    bad = prover.Proof(proof.curve, g1.add(proof.a[None], g1.generator[None])[0], proof.b, proof.c)
+    assert not verify(pvk, bad, public(curve, 3))
+    for phase in ("ntt_h", "msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2", "total"):
+        assert proof.timings[phase] >= 0
+    with pytest.raises(ValidationError):
+        verify(pvk, proof, [get_curve(curve).fr.p, 0])  # public input not < r
+    with pytest.raises(ValidationError):
+        verify(pvk, proof, [1])
+
+
+def test_prove_batch_and_verify_batch(keyed):
+    curve, cc, pk = keyed
+    pvk = PreparedVerifyingKey(pk.vk)
+    xs = [2, 7, 11]
+    jobs = [(w, evaluate(cc, w)) for w in (witness(curve, x) for x in xs)]
+    proofs = prover.prove_batch(pk, jobs, backend=get_backend("cpu"))
+    inputs = [public(curve, x) for x in xs]
+    assert all(verify(pvk, p, x) for p, x in zip(proofs, inputs))
+    assert verify_batch(pvk, proofs, inputs)
+    assert not verify_batch(pvk, proofs, [inputs[0], inputs[2], inputs[1]])
+    # fresh randomness: two proofs of the same witness differ
+    again = prover.prove(pk, jobs[0][0], jobs[0][1], backend=get_backend("cpu"))
+    assert not (again.a == proofs[0].a).all()
+
+
+def test_bellperson_files_roundtrip(tmp_path):
+    from cuzk.formats import bellperson
+
+    cc = compiled("bls12_381")
+    pk = setup.generate(cc, backend=get_backend("cpu"))
+    bellperson.write_params(tmp_path / "c.params", pk)
+    bellperson.write_vk(tmp_path / "c.vk", pk.vk)
+    pk2 = bellperson.open_params(tmp_path / "c.params", cc)
+    assert not any(pk2.is_decoded(n) for n in ("h", "l", "a", "b_g1", "b_g2"))  # lazy
+    vk = bellperson.read_vk(tmp_path / "c.vk")
+    w = witness("bls12_381", 5)
+    proof = prover.prove(pk2, w, evaluate(cc, w), backend=get_backend("cpu"))
+    raw = bellperson.proof_to_bytes(proof)
+    assert len(raw) == 192
+    (back,) = bellperson.proofs_from_bytes(raw)
+    assert verify(PreparedVerifyingKey(vk), back, public("bls12_381", 5))
+    for name in ("h", "l", "a", "b_g1", "b_g2"):
+        assert (pk2.bases(name) == pk.bases(name)).all()
+    # truncation names the section; a corrupted point is rejected when decoded
+    data = (tmp_path / "c.params").read_bytes()
+    (tmp_path / "t.params").write_bytes(data[:-50])
+    with pytest.raises(FormatError, match="b_g2"):
+        bellperson.open_params(tmp_path / "t.params", cc)
+    corrupt = bytearray(data)
+    corrupt[-100] ^= 0x01
+    (tmp_path / "x.params").write_bytes(bytes(corrupt))
+    pk3 = bellperson.open_params(tmp_path / "x.params", cc)
+    with pytest.raises((FormatError, ValidationError), match="b_g2"):
+        pk3.bases("b_g2")
+    with pytest.raises(FormatError):
+        bellperson.proofs_from_bytes(raw[:191])
+
+
+@pytest.mark.gpu
+def test_gpu_proof_verifies(keyed):
+    curve, cc, pk = keyed
+    w = witness(curve, 9)
+    proof = prover.prove(pk, w, evaluate(cc, w), backend=get_backend("cuda"))
+    assert verify(PreparedVerifyingKey(pk.vk), proof, public(curve, 9))
