@@ -1,0 +1,200 @@
+"""`cuzk bench batch --compare` and `cuzk demo`: runs that start their own daemons.
+
+--compare proves the same N inputs three ways, each on a fresh daemon with
+the same parameters (cached in --state-dir, default ~/.cache/cuzk/bench);
+all three daemons run side by side and the modes alternate over --rounds
+rounds, so load on a shared machine drifts across all of them alike:
+
+  sequential          synthesis.pipelined = false, max_batch_size = 1: a
+                      partition is synthesized only after the previous one
+                      is proven (no overlap, no batching);
+  pipelined           synthesis runs ahead of the prover, max_batch_size = 1;
+  pipelined+batched   as pipelined, max_batch_size = --batch-size.
+
+Before timing, each daemon loads the parameters and proves one warm-up job
+(not counted), so the modes differ only in scheduling. Throughput is
+completed proofs per minute from the first submission to the last result;
+the ratio reported is the median over rounds of (mode / sequential of the
+same round).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from .bench_daemon import BenchError, inputs, resolve, spec_lookup
+from .bench_jobs import PHASES, print_records, print_summary, run_jobs, summarize, verify_records, write_json
+
+MODES = ("sequential", "pipelined", "pipelined+batched")
+
+
+def default_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "cuzk"
+
+
+def daemon_config(param_dir: Path, preset: str, mode: str, batch: int, synth_threads: int,
+                  prover_threads: int, wait_ms: int = 250) -> str:
+    pipelined = mode != "sequential"
+    size = batch if mode == "pipelined+batched" else 1
+    return f"""shutdown_timeout = "10m"
+[gpus]
+backend = "auto"
+gpu_threads = {prover_threads}
+[synthesis]
+threads = {synth_threads}
+pipelined = {'true' if pipelined else 'false'}
+[scheduler]
+max_batch_size = {size}
+max_batch_wait_ms = {wait_ms}
+[srs]
+param_cache = "{param_dir}"
+[circuits]
+demo_presets = ["{preset}"]
+default_preset = "{preset}"
+"""
+
+
+def run_compare(args, count: int) -> int:
+    from cuzk.bench.report import print_table
+    from cuzk.server.local_daemon import LocalDaemon
+
+    cid, spec = resolve(args.kind, args.preset)
+    if spec is None:
+        raise BenchError("--compare needs a built-in circuit (its daemons serve the built-in circuits only)")
+    batch = args.batch_size or min(count, 4)
+    rounds = max(1, args.rounds)
+    cache = Path(args.state_dir) if args.state_dir else default_cache() / "bench"
+    param_dir = cache / "params"
+    print(f"compare: {count} x {cid}, {rounds} round(s); synthesis threads {args.synthesis_threads}, prover "
+          f"kernel threads {args.prover_threads or 'all'}; batched mode: batches of {batch}")
+    print("generating inputs ...", flush=True)
+    vs = inputs(args, spec, count + 1)
+    warm, vs = vs[0], vs[1:]
+    runs = {m: [] for m in MODES}
+    exits = {}
+    last_recs = ("", [])
+    with tempfile.TemporaryDirectory(prefix="cuzk-compare-") as tmp:
+        daemons = {}
+        try:
+            for mode in MODES:  # all three up at once (idle daemons cost no CPU), so rounds can alternate
+                cfg = daemon_config(param_dir, args.preset, mode, batch, args.synthesis_threads, args.prover_threads)
+                print(f"[{mode}] starting daemon ...", flush=True)
+                d = daemons[mode] = LocalDaemon(Path(tmp) / mode.replace("+", "_"), cfg).start()
+                with d.client() as c:
+                    c.preload(cid)
+                    w = c.prove(circuit_id=cid, vanilla_proof=warm)
+                    if w.status != 1:
+                        raise BenchError(f"warm-up proof failed: {w.error_message}\n{d.log_text()}")
+            for r in range(rounds):
+                order = MODES[r % 3:] + MODES[:r % 3]  # rotate, so no mode always runs first
+                for mode in order:
+                    with daemons[mode].client() as c:
+                        recs, wall = run_jobs(c, [(cid, v, 0) for v in vs], f"round {r + 1} {mode}", spec_lookup)
+                        if not args.no_verify:
+                            verify_records(c, recs)
+                        summary = summarize(recs, wall, c.status())
+                    summary["round"] = r + 1
+                    runs[mode].append({"summary": summary, "records": [x.as_json() for x in recs]})
+                    print(f"  round {r + 1} {mode:<18} {summary['proofs_per_min']:8.2f} proofs/min "
+                          f"({summary['completed']}/{summary['count']} completed, {summary['verified']} verified)")
+                    last_recs = (mode, recs)
+        finally:
+            for mode, d in daemons.items():
+                exits[mode] = d.terminate()
+    print(f"\nlast run ({last_recs[0]}):")
+    print_records(last_recs[1])
+    rows = []
+    seq = [x["summary"]["proofs_per_min"] for x in runs["sequential"]]
+    table = {}
+    for mode in MODES:
+        ppm = [x["summary"]["proofs_per_min"] for x in runs[mode]]
+        paired = [p / s for p, s in zip(ppm, seq) if s > 0]
+        last = runs[mode][-1]["summary"]
+        table[mode] = {"proofs_per_min": ppm, "median_proofs_per_min": statistics.median(ppm),
+                       "ratio_vs_sequential_median": round(statistics.median(paired), 3),
+                       "ratio_vs_sequential_per_round": [round(x, 3) for x in paired], "daemon_exit": exits.get(mode)}
+        rows.append({"mode": mode, "ppm": f"{statistics.median(ppm):.2f}",
+                     "all": " ".join(f"{x:.1f}" for x in ppm),
+                     "ratio": f"{statistics.median(paired):.2f}x",
+                     "ok": f"{sum(x['summary']['completed'] for x in runs[mode])}/{count * rounds}",
+                     "verified": str(sum(x["summary"]["verified"] for x in runs[mode])),
+                     **{n: last["avg_" + k] for k, n in PHASES},
+                     "rss": f"{last.get('daemon_peak_rss_bytes', 0) / 2**20:.0f}"})
+    print(f"\n=== {cid}: {count} proofs x {rounds} round(s), three ways (ratios: median of per-round ratios) ===")
+    print_table(rows, [("mode", "mode"), ("ok", "completed"), ("verified", "verified"), ("ppm", "median proofs/min"),
+                       ("all", "per round"), ("ratio", "vs sequential")]
+                + [(n, f"{n} ms") for _, n in PHASES] + [("rss", "peak RSS MiB")])
+    print("(phase columns: averages per job in the last round)")
+    write_json(args.json, {"command": "batch --compare", "circuit_id": cid, "count": count, "rounds": rounds,
+                           "batch_size": batch, "synthesis_threads": args.synthesis_threads,
+                           "prover_threads": args.prover_threads, "table": table, "runs": runs})
+    ok = all(x["summary"]["failed"] == 0 and x["summary"]["unverified"] == 0 for m in MODES for x in runs[m])
+    return 0 if ok and all(v == 0 for v in exits.values()) else 1
+
+
+def run_demo(preset: str, count: int, state_dir: str | None, json_path: str | None) -> int:
+    """Daemon on the demo workload; PoRep-like (normal, batched, 2 partitions) and WinningPoSt-like
+    (critical) jobs; verify; timing table; SIGTERM and a clean exit."""
+    from cuzk.server.local_daemon import LocalDaemon
+
+    param_dir = default_cache() / "demo-params"
+    porep, porep_spec = resolve("demo-porep", preset)
+    winning, winning_spec = resolve("demo-winning", preset)
+    print(f"cuzk demo: {count} x {porep} (NORMAL, batchable) and {count} x {winning} (CRITICAL)")
+    print("generating inputs ...", flush=True)
+    jobs = [(porep, v, 0) for v in inputs(_Args(), porep_spec, count)]
+    jobs += [(winning, v, 0) for v in inputs(_Args(), winning_spec, count)]
+    cfg = f"""shutdown_timeout = "10m"
+[gpus]
+gpu_threads = 1
+[scheduler]
+max_batch_size = 2
+max_batch_wait_ms = 500
+[srs]
+param_cache = "{param_dir}"
+preload = ["{porep}", "{winning}"]
+[circuits]
+demo_presets = ["{preset}"]
+default_preset = "{preset}"
+"""
+    with tempfile.TemporaryDirectory(prefix="cuzk-demo-") as tmp:
+        work = Path(state_dir) if state_dir else Path(tmp)
+        d = LocalDaemon(work, cfg)
+        t0 = time.monotonic()
+        print(f"starting daemon (state {work}, parameters {param_dir}) ...", flush=True)
+        d.start()
+        print(f"daemon ready at {d.address} after {time.monotonic() - t0:.1f} s")
+        try:
+            with d.client() as c:
+                c.pause(True)  # queue everything first, so priorities and batching are visible
+                try:
+                    recs, wall = run_jobs(c, jobs, "demo", spec_lookup, on_submitted=lambda: c.pause(False))
+                finally:
+                    c.pause(False)
+                verify_records(c, recs)
+                summary = summarize(recs, wall, c.status())
+        except BaseException:
+            d.kill()
+            print(d.log_text())
+            raise
+        print("sending SIGTERM ...", flush=True)
+        rc = d.terminate()
+    print_records(recs)
+    print_summary(summary)
+    print(f"daemon exited with status {rc}" + (" (clean shutdown)" if rc == 0 else ""))
+    write_json(json_path, {"command": "demo", "summary": summary, "records": [r.as_json() for r in recs],
+                           "daemon_exit": rc})
+    ok = rc == 0 and summary["failed"] == 0 and summary["verified"] == len(recs)
+    print("demo: OK" if ok else "demo: FAILED")
+    return 0 if ok else 1
+
+
+class _Args:
+    vanilla = None
+    kind = "demo"
+

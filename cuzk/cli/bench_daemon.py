@@ -1,0 +1,363 @@
+"""`cuzk bench single|batch|stress|status|preload|gen-vanilla`: drive a running daemon.
+
+    cuzk bench single  --kind demo-winning --preset tiny
+    cuzk bench batch   --kind demo-porep --preset small --count 8 [--compare]
+    cuzk bench stress  --kind demo-winning,demo-porep --duration 60 --concurrency 4
+    cuzk bench status | preload --kind K | gen-vanilla --kind K --count N -o FILE
+
+--addr unix:PATH or host:port (default: the default daemon socket, or $CUZK_ADDR).
+--kind is a circuit id, a kind name (demo-porep) combined with --preset, or a
+proof kind name (winning-post, porep, ...). Inputs are generated locally for
+built-in circuits, or read with --vanilla FILE (a JSON array of base64
+strings, as cuzk-bench writes, or one raw input). Every proof is verified
+with the daemon's verifying key unless --no-verify; timings per phase come
+from the daemon; throughput counts completed proofs per minute of wall time.
+`batch --compare` starts its own daemons (see bench_compare).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import functools
+import json
+import os
+import sys
+import time
+
+from cuzk.errors import CuzkError
+
+from .bench_jobs import (Progress, Record, fill, print_records, print_summary, run_jobs, summarize,
+                         verify_records, write_json)
+
+PRIORITIES = ["low", "normal", "high", "critical"]
+
+
+class BenchError(CuzkError):
+    pass
+
+
+def register_daemon_bench(bsub) -> None:
+    """Add the daemon benchmarks to `cuzk bench`'s subparsers."""
+    common = _common_parser()
+    s = bsub.add_parser("single", parents=[common], help="prove one job on a running daemon",
+                        description="Send one Prove request; print its status, phase timings and proof; verify it.")
+    s.add_argument("--request-id", default="", help="request_id (idempotency key)")
+    s.set_defaults(func=cmd_single)
+
+    b = bsub.add_parser("batch", parents=[common], help="N proofs at once; throughput (--compare: 3 pipeline modes)",
+                        description="Submit --count proofs at once, await them all, report per-proof timings and "
+                        "throughput. With --compare, start three private daemons (sequential, pipelined, "
+                        "pipelined + batched) and run the same proofs through each, printing throughput ratios.")
+    b.add_argument("--compare", action="store_true", help="run sequential / pipelined / pipelined+batched daemons")
+    b.add_argument("--batch-size", type=int, default=0, help="--compare: max_batch_size of the batched mode "
+                   "(default min(count, 4))")
+    b.add_argument("--synthesis-threads", type=int, default=1, help="--compare: synthesis workers (default 1)")
+    b.add_argument("--prover-threads", type=int, default=1, help="--compare: kernel threads of the CPU prover "
+                   "(default 1; 0 = all cores)")
+    b.add_argument("--state-dir", help="--compare: where the daemons keep parameters (default ~/.cache/cuzk/bench)")
+    b.add_argument("--rounds", type=int, default=3, help="--compare: rounds, modes alternating (default 3)")
+    b.set_defaults(func=cmd_batch)
+
+    st = bsub.add_parser("stress", parents=[common], help="keep N jobs of mixed kinds in flight for a while",
+                         description="Keep --concurrency jobs in flight, cycling through the --kind values "
+                         "(comma-separated), for --duration seconds or --count jobs; report per-kind latency.")
+    st.add_argument("--duration", type=float, default=60.0, help="seconds to run (default 60; --count stops earlier)")
+    st.add_argument("--concurrency", type=int, default=4, help="jobs in flight (default 4)")
+    st.set_defaults(func=cmd_stress)
+
+    bsub.add_parser("status", parents=[_addr_parser()], help="daemon status",
+                    description="Print devices, parameter tiers, queues and totals.").set_defaults(func=cmd_status)
+    p = bsub.add_parser("preload", parents=[_addr_parser(), _kind_parser()], help="load a circuit's parameters",
+                        description="PreloadSRS: load the circuit's parameters into the hot tier.")
+    p.set_defaults(func=cmd_preload)
+    g = bsub.add_parser("gen-vanilla", parents=[_kind_parser()], help="write test inputs for a built-in circuit",
+                        description="Generate --count valid vanilla proofs for a built-in circuit, as a JSON "
+                        "array of base64 strings (cuzk-bench's format).")
+    g.add_argument("--count", type=int, default=1, help="how many (default 1)")
+    g.add_argument("-o", "--output", required=True, help="output file")
+    g.set_defaults(func=cmd_gen_vanilla)
+
+
+def _add_addr(p) -> None:
+    p.add_argument("--addr", default=os.environ.get("CUZK_ADDR", ""),
+                   help="daemon address: unix:PATH or host:port (default $CUZK_ADDR, else the default socket)")
+
+
+def _add_kind(p) -> None:
+    p.add_argument("--kind", default="demo-winning",
+                   help="circuit id, kind name (with --preset) or proof kind (default demo-winning); "
+                   "stress takes a comma-separated list")
+    p.add_argument("--preset", default="tiny", help="tiny|small|medium|32g (default tiny)")
+
+
+def _addr_parser():
+    p = argparse.ArgumentParser(add_help=False)
+    _add_addr(p)
+    return p
+
+
+def _kind_parser():
+    p = argparse.ArgumentParser(add_help=False)
+    _add_kind(p)
+    return p
+
+
+def _common_parser():
+    p = argparse.ArgumentParser(add_help=False)
+    _add_addr(p)
+    _add_kind(p)
+    p.add_argument("--count", type=int, default=0, help="number of proofs (default 1; batch: 4)")
+    p.add_argument("--priority", choices=PRIORITIES, help="job priority (default: the kind's)")
+    p.add_argument("--vanilla", metavar="FILE", help="inputs: JSON array of base64 strings, or one raw input")
+    p.add_argument("--no-verify", action="store_true", help="do not verify the proofs")
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    return p
+
+
+# ---- circuits and inputs ---------------------------------------------------------------------
+
+
+@functools.cache
+def local_registry():
+    """The built-in circuits, to generate inputs and know public inputs (nothing is loaded)."""
+    from cuzk.engine.config import EngineConfig
+    from cuzk.engine.engine import build_registry
+
+    cfg = EngineConfig()
+    return build_registry(cfg)
+
+
+def resolve(kind: str, preset: str):
+    """(circuit_id, local CircuitSpec or None)."""
+    from cuzk.engine.types import parse_kind
+
+    reg = local_registry()
+    ids = {s.circuit_id: s for s in reg.specs()}
+    for cand in (f"{kind}-{preset}", kind):
+        if cand in ids:
+            return cand, ids[cand]
+    try:
+        pk = parse_kind(kind)
+    except ValueError:
+        return kind, None  # maybe registered on the daemon only (e.g. circom from its config)
+    for s in ids.values():
+        if s.proof_kind == pk and s.info.get("preset") == preset:
+            return s.circuit_id, s
+    raise BenchError(f"no built-in circuit for proof kind {kind!r} at preset {preset!r}")
+
+
+def read_vanilla_file(path: str) -> list[bytes]:
+    try:
+        data = open(path, "rb").read()
+    except OSError as exc:
+        raise BenchError(f"{path}: {exc.strerror}") from None
+    try:
+        items = json.loads(data)
+        if isinstance(items, list) and all(isinstance(x, str) for x in items):
+            return [base64.b64decode(x) for x in items]
+    except (ValueError, UnicodeDecodeError):
+        pass
+    return [data]
+
+
+def inputs(args, spec, n: int) -> list[bytes]:
+    if args.vanilla:
+        items = read_vanilla_file(args.vanilla)
+        return [items[i % len(items)] for i in range(n)]
+    if spec is None or spec.generate_vanilla is None:
+        raise BenchError(f"circuit {args.kind!r} has no built-in input generator: pass --vanilla FILE")
+    return [spec.generate_vanilla() for _ in range(n)]
+
+
+def address(args) -> str:
+    if args.addr:
+        return args.addr
+    from cuzk.engine.config import EngineConfig
+
+    return EngineConfig().listen_address()
+
+
+def client_for(args):
+    from cuzk.server.client import ProvingClient
+
+    c = ProvingClient(address(args))
+    try:
+        c.wait_ready(10)
+    except Exception:
+        raise BenchError(f"no daemon answers at {c.address} (start one with `cuzk daemon`)") from None
+    return c
+
+
+def priority_value(name: str | None) -> int:
+    return 0 if not name else PRIORITIES.index(name) + 1
+
+
+def spec_lookup(cid: str):
+    return {s.circuit_id: s for s in local_registry().specs()}.get(cid)
+
+
+# ---- commands ----------------------------------------------------------------------------------
+
+
+def cmd_single(args) -> int:
+    cid, spec = resolve(args.kind, args.preset)
+    v = inputs(args, spec, 1)[0]
+    with client_for(args) as c:
+        rec = Record(0, cid, submitted_at=time.monotonic())
+        r = c.prove(circuit_id=cid, vanilla_proof=v, priority=priority_value(args.priority), request_id=args.request_id)
+        fill(rec, r)
+        if spec is not None:
+            from cuzk.engine.types import ProofRequest
+
+            rec.public_inputs = spec.public_inputs(ProofRequest(circuit_id=cid, vanilla_proof=v))
+        else:
+            from cuzk.server.convert import public_inputs_from_proto
+
+            rec.public_inputs = public_inputs_from_proto(r)
+        if not args.no_verify:
+            verify_records(c, [rec])
+    print("=== Proof Result ===")
+    print(f"status: {rec.status}   job_id: {rec.job_id}   circuit: {cid}")
+    if rec.status == "COMPLETED":
+        t = rec.timings
+        print(f"timings: total={t['total_ms']:.0f} ms (queue {t['queue_wait_ms']:.0f}, srs {t['srs_load_ms']:.0f}, "
+              f"synth {t['synthesis_ms']:.0f}, prove {t['gpu_compute_ms']:.0f} ms)")
+        print(f"wall time: {rec.wall_ms:.0f} ms")
+        hexed = rec.proof.hex() if len(rec.proof) <= 256 else rec.proof[:128].hex() + "..."
+        print(f"proof: {len(rec.proof)} bytes ({hexed})")
+        print(f"verified: {'-' if rec.verified is None else ('yes' if rec.verified else 'NO')}")
+    else:
+        print(f"error: {rec.error}")
+    write_json(args.json, {"command": "single", "record": rec.as_json()})
+    return 0 if rec.status == "COMPLETED" and rec.verified is not False else 1
+
+
+def cmd_batch(args) -> int:
+    count = args.count or 4
+    if args.compare:
+        from .bench_compare import run_compare
+
+        return run_compare(args, count)
+    cid, spec = resolve(args.kind, args.preset)
+    vs = inputs(args, spec, count)
+    with client_for(args) as c:
+        print(f"batch: {count} x {cid} at {c.address}")
+        recs, wall = run_jobs(c, [(cid, v, priority_value(args.priority)) for v in vs], "batch", spec_lookup)
+        if not args.no_verify:
+            verify_records(c, recs)
+        summary = summarize(recs, wall, c.status())
+    print_records(recs)
+    print_summary(summary)
+    write_json(args.json, {"command": "batch", "circuit_id": cid, "summary": summary,
+                           "records": [r.as_json() for r in recs]})
+    return 0 if summary["failed"] == 0 and summary["unverified"] == 0 else 1
+
+
+def cmd_stress(args) -> int:
+    from cuzk.proto import proving_pb2 as pb
+
+    kinds = [k.strip() for k in args.kind.split(",") if k.strip()]
+    circuits = [resolve(k, args.preset) for k in kinds]
+    limit = args.count or None
+    with client_for(args) as c:
+        print(f"stress: {', '.join(cid for cid, _ in circuits)}; {args.concurrency} in flight; "
+              f"{args.duration:.0f} s" + (f" or {limit} jobs" if limit else ""))
+        inflight: dict = {}
+        recs: list[Record] = []
+        progress = Progress(limit, "stress")
+        t0 = time.monotonic()
+        n = 0
+        while True:
+            now = time.monotonic()
+            accepting = now - t0 < args.duration and (limit is None or n < limit)
+            while accepting and len(inflight) < args.concurrency and (limit is None or n < limit):
+                cid, spec = circuits[n % len(circuits)]
+                v = inputs(args, spec, 1)[0]
+                rec = Record(n, cid, submitted_at=time.monotonic())
+                rec.job_id = c.submit(circuit_id=cid, vanilla_proof=v, priority=priority_value(args.priority)).job_id
+                if spec is not None:
+                    from cuzk.engine.types import ProofRequest
+
+                    rec.public_inputs = spec.public_inputs(ProofRequest(circuit_id=cid, vanilla_proof=v))
+                inflight[rec.job_id] = (rec, c.stub.AwaitProof.future(pb.AwaitProofRequest(job_id=rec.job_id)))
+                recs.append(rec)
+                n += 1
+            for job_id, (rec, fut) in list(inflight.items()):
+                if fut.done():
+                    fill(rec, fut.result())
+                    del inflight[job_id]
+            failed = sum(1 for r in recs if r.status and r.status != "COMPLETED")
+            progress.update(len(recs) - len(inflight), failed, len(inflight))
+            if not accepting and not inflight:
+                break
+            time.sleep(0.05)
+        progress.close()
+        wall = time.monotonic() - t0
+        if not args.no_verify:
+            verify_records(c, recs)
+        summary = summarize(recs, wall, c.status())
+    by_kind = {}
+    for cid, _ in circuits:
+        rs = [r for r in recs if r.circuit_id == cid and r.status == "COMPLETED"]
+        tot = sorted(r.timings["total_ms"] for r in rs)
+        by_kind[cid] = {"completed": len(rs), "p50_total_ms": _pct(tot, 50), "p95_total_ms": _pct(tot, 95),
+                        "max_total_ms": tot[-1] if tot else 0.0}
+    from cuzk.bench.report import print_table
+
+    print_table([{"circuit": k, **{kk: (str(vv) if isinstance(vv, int) else vv) for kk, vv in v.items()}}
+                 for k, v in by_kind.items()],
+                [("circuit", "circuit"), ("completed", "completed"), ("p50_total_ms", "p50 total ms"),
+                 ("p95_total_ms", "p95 total ms"), ("max_total_ms", "max total ms")])
+    print_summary(summary)
+    write_json(args.json, {"command": "stress", "summary": summary, "by_circuit": by_kind,
+                           "records": [r.as_json() for r in recs]})
+    return 0 if summary["failed"] == 0 and summary["unverified"] == 0 else 1
+
+
+def _pct(sorted_vals, p) -> float:
+    if not sorted_vals:
+        return 0.0
+    k = min(len(sorted_vals) - 1, max(0, int(round(p / 100 * (len(sorted_vals) - 1)))))
+    return sorted_vals[k]
+
+
+def cmd_status(args) -> int:
+    from cuzk.proto import proving_pb2 as pb
+
+    with client_for(args) as c:
+        s = c.status()
+    print(f"uptime {s.uptime_seconds} s; proofs completed {s.total_proofs_completed}, failed {s.total_proofs_failed}, "
+          f"cancelled {s.total_proofs_cancelled}{'; PAUSED' if s.paused else ''}{'; DRAINING' if s.draining else ''}")
+    print(f"memory {s.memory_used_bytes / 2**20:.1f} / {s.memory_limit_bytes / 2**20:.0f} MiB (peak "
+          f"{s.memory_peak_bytes / 2**20:.1f}); hot parameters {s.pinned_memory_bytes / 2**20:.1f} MiB; "
+          f"daemon RSS {s.rss_bytes / 2**20:.0f} MiB (peak {s.peak_rss_bytes / 2**20:.0f})")
+    for g in s.gpus:
+        busy = f"proving {g.current_proof_kind} ({g.current_job_id[:8]})" if g.current_job_id else "idle"
+        vram = f" - {g.vram_total_bytes >> 20} MiB VRAM" if g.vram_total_bytes else ""
+        print(f"  [{g.ordinal}] {g.name}{vram} - {g.busy_workers}/{g.workers} workers busy - {busy}")
+    for x in s.loaded_srs:
+        print(f"  srs {x.circuit_id:<24} {pb.SRSStatus.Tier.Name(x.tier):<5} {x.size_bytes / 2**20:8.1f} MiB "
+              f"refs {x.ref_count}")
+    for q in s.queues:
+        print(f"  queue {q.proof_kind:<13} pending {q.pending} (batching {q.batching}), in progress {q.in_progress}")
+    return 0
+
+
+def cmd_preload(args) -> int:
+    cid, _ = resolve(args.kind, args.preset)
+    with client_for(args) as c:
+        r = c.preload(cid)
+    print(f"{cid} already loaded" if r.already_loaded else f"{cid} loaded in {r.load_time_ms} ms")
+    return 0
+
+
+def cmd_gen_vanilla(args) -> int:
+    cid, spec = resolve(args.kind, args.preset)
+    if spec is None or spec.generate_vanilla is None:
+        raise BenchError(f"circuit {cid!r} has no built-in input generator")
+    items = [spec.generate_vanilla() for _ in range(max(1, args.count))]
+    with open(args.output, "w") as fh:
+        json.dump([base64.b64encode(x).decode() for x in items], fh)
+    print(f"wrote {len(items)} vanilla proof(s) for {cid} to {args.output}", file=sys.stderr)
+    return 0

@@ -1,0 +1,144 @@
+"""`cuzk daemon`: the proving daemon; `cuzk demo`: a short end-to-end run of it.
+
+    cuzk daemon [--config F] [--listen ADDR] [--state-dir DIR] [--log-level L]
+    cuzk daemon --print-default-config
+
+The daemon serves cuzk.v1.ProvingEngine on a unix socket (default
+<state_dir>/cuzk.sock) or TCP. SIGTERM or SIGINT: stop accepting jobs,
+finish the running ones, exit 0 (1 if the drain timed out); a second signal
+exits at once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+
+
+log = logging.getLogger("cuzk.daemon")
+
+
+def register(sub) -> None:
+    d = sub.add_parser("daemon", help="run the proving daemon (gRPC)",
+                       description="Run the proving daemon: gRPC service cuzk.v1.ProvingEngine on a unix socket "
+                       "or TCP. SIGTERM drains: intake stops, running jobs finish, then it exits 0.")
+    d.add_argument("-c", "--config", metavar="FILE", help="TOML config (see --print-default-config)")
+    d.add_argument("-l", "--listen", metavar="ADDR", help="override daemon.listen (unix:PATH or host:port)")
+    d.add_argument("--state-dir", metavar="DIR", help="override daemon.state_dir")
+    d.add_argument("--log-level", choices=["debug", "info", "warning", "error"], help="override logging.level")
+    d.add_argument("--print-default-config", action="store_true", help="print the default config file and exit")
+    d.set_defaults(func=cmd_daemon)
+
+    m = sub.add_parser("demo", help="start a daemon on the demo workload, prove, verify, shut down",
+                       description="Start a daemon on the smallest demo workload, prove jobs of two kinds and "
+                       "priorities through the bench client, verify every proof, print the timing table, and "
+                       "shut the daemon down cleanly (SIGTERM).")
+    m.add_argument("--preset", default="tiny", help="demo preset (default tiny)")
+    m.add_argument("--count", type=int, default=3, help="jobs per kind (default 3)")
+    m.add_argument("--state-dir", metavar="DIR", help="daemon state dir (default: a temporary one, params cached "
+                   "under ~/.cache/cuzk/demo-params)")
+    m.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    m.set_defaults(func=cmd_demo)
+
+
+# ---- daemon ------------------------------------------------------------------------------
+
+
+def load_config(args):
+    from cuzk.engine import config as cfgmod
+
+    cfg = cfgmod.load(args.config) if args.config else cfgmod.EngineConfig()
+    if args.listen:
+        cfg.daemon.listen = args.listen
+    if args.state_dir:
+        cfg.daemon.state_dir = args.state_dir
+    if args.log_level:
+        cfg.logging.level = args.log_level
+    return cfg.validate()
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record):
+        out = {"ts": round(record.created, 3), "level": record.levelname.lower(), "logger": record.name,
+               "msg": record.getMessage()}
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return json.dumps(out)
+
+
+def setup_logging(level: str, fmt: str) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    if fmt == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+
+
+def cmd_daemon(args) -> int:
+    if args.print_default_config:
+        from cuzk.engine.config import DEFAULT_CONFIG
+
+        sys.stdout.write(DEFAULT_CONFIG)
+        return 0
+    cfg = load_config(args)
+    setup_logging(cfg.logging.level, cfg.logging.format)
+    for w in cfg.warnings:
+        log.warning("%s", w)
+    return serve(cfg)
+
+
+def serve(cfg) -> int:
+    from cuzk.engine import Engine
+    from cuzk.server.server import DaemonServer
+
+    stop = threading.Event()
+    signals = []
+
+    def on_signal(signum, _frame):
+        signals.append(signum)
+        if len(signals) > 1:
+            log.error("second signal: exiting without draining")
+            os._exit(1)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    cfg.state_dir().mkdir(parents=True, exist_ok=True)
+    engine = Engine(cfg)
+    if os.environ.get("CUZK_FAULTS"):
+        from cuzk.engine import faults
+
+        engine.fault_injector = faults.parse(os.environ["CUZK_FAULTS"])
+        log.warning("fault injection active (CUZK_FAULTS=%s): for tests only", os.environ["CUZK_FAULTS"])
+    engine.start()
+    server = DaemonServer(engine, cfg.listen_address(), cfg.max_message_bytes(), cfg.daemon.rpc_threads).start()
+    http = None
+    if cfg.daemon.metrics_listen:
+        http = engine.metrics.serve(cfg.daemon.metrics_listen)
+        log.info("metrics over HTTP at http://%s/metrics", cfg.daemon.metrics_listen)
+    log.info("cuzk daemon ready (pid %d)", os.getpid())
+    while not stop.wait(1.0):
+        pass
+    log.info("%s: draining (intake stopped; running jobs finish)", signal.Signals(signals[0]).name)
+    drained = engine.shutdown(drain=True, timeout=cfg.shutdown_timeout_s())
+    server.stop(grace=5.0)
+    if http is not None:
+        http.shutdown()
+    log.info("stopped (%s)", "drained" if drained else "drain timed out")
+    return 0 if drained else 1
+
+
+# ---- demo ---------------------------------------------------------------------------------
+
+
+def cmd_demo(args) -> int:
+    from cuzk.cli import bench_compare
+
+    return bench_compare.run_demo(args.preset, args.count, args.state_dir, args.json)

@@ -1,0 +1,357 @@
+"""Engine and daemon configuration: TOML sections with cuzk's meanings.
+
+`DEFAULT_CONFIG` is the commented file `cuzk daemon --print-default-config`
+prints; parsing it gives exactly `EngineConfig()` (a test checks). Keys a
+section does not know are reported as warnings and otherwise ignored, as
+cuzk does; a known key with a bad value is an error naming `section.key`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cuzk.errors import CuzkError
+
+from .memory import GiB, parse_size, system_memory_bytes
+
+
+class ConfigError(CuzkError, ValueError):
+    """A configuration value that cannot be used; the message names section.key."""
+
+
+def parse_duration(value, what: str) -> float:
+    """'5m', '30s', '250ms', '1h', or a number of seconds -> seconds."""
+    if isinstance(value, bool):
+        raise ConfigError(f"{what}: expected a duration such as '30s' or '5m', got {value!r}")
+    if isinstance(value, (int, float)):
+        if value < 0:
+            raise ConfigError(f"{what}: must not be negative")
+        return float(value)
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h)?\s*", str(value))
+    if not m:
+        raise ConfigError(f"{what}: expected a duration such as '30s', '5m' or '250ms', got {value!r}")
+    scale = {"ms": 1e-3, "s": 1.0, None: 1.0, "m": 60.0, "h": 3600.0}[m.group(2)]
+    return float(m.group(1)) * scale
+
+
+def default_state_dir() -> str:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "cuzk")
+
+
+@dataclass
+class DaemonConfig:
+    listen: str = ""  # "" = unix socket <state_dir>/cuzk.sock
+    state_dir: str = ""  # "" = $XDG_STATE_HOME/cuzk
+    metrics_listen: str = ""
+    shutdown_timeout: str = "10m"
+    finish_queued_on_shutdown: bool = False
+    job_retention: str = "1h"
+    max_finished_jobs: int = 10000
+    max_message_size: str = "128MiB"
+    rpc_threads: int = 64
+
+
+@dataclass
+class MemoryConfig:
+    total_budget: str = "auto"
+    safety_margin: str = "1GiB"
+    eviction_min_idle: str = "5m"
+
+
+@dataclass
+class GpusConfig:
+    backend: str = "auto"
+    devices: list = field(default_factory=list)
+    gpu_workers_per_device: int = 2
+    gpu_threads: int = 0
+
+
+@dataclass
+class SchedulerConfig:
+    max_batch_size: int = 1
+    max_batch_wait_ms: int = 10000
+    prove_retries: int = 1
+
+
+@dataclass
+class SynthesisConfig:
+    threads: int = 0
+    kernel_threads: int = 1
+    lookahead: int = 0
+    pipelined: bool = True
+
+
+@dataclass
+class SrsConfig:
+    param_cache: str = ""  # "" = <state_dir>/params
+    preload: list = field(default_factory=list)
+    pinned_budget: str = "auto"
+
+
+@dataclass
+class CircuitsConfig:
+    demo: bool = True
+    demo_presets: list = field(default_factory=lambda: ["tiny", "small", "medium"])
+    default_preset: str = "tiny"
+    circom: list = field(default_factory=list)
+
+
+@dataclass
+class LoggingConfig:
+    level: str = "info"
+    format: str = "text"
+
+
+@dataclass
+class EngineConfig:
+    daemon: DaemonConfig = field(default_factory=DaemonConfig)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
+    gpus: GpusConfig = field(default_factory=GpusConfig)
+    scheduler: SchedulerConfig = field(default_factory=SchedulerConfig)
+    synthesis: SynthesisConfig = field(default_factory=SynthesisConfig)
+    srs: SrsConfig = field(default_factory=SrsConfig)
+    circuits: CircuitsConfig = field(default_factory=CircuitsConfig)
+    logging: LoggingConfig = field(default_factory=LoggingConfig)
+    warnings: list = field(default_factory=list, compare=False, repr=False)
+
+    # ---- derived values (what the engine uses) --------------------------------
+    def state_dir(self) -> Path:
+        return Path(os.path.expanduser(self.daemon.state_dir or default_state_dir()))
+
+    def listen_address(self) -> str:
+        return self.daemon.listen or f"unix://{self.state_dir() / 'cuzk.sock'}"
+
+    def param_dir(self) -> Path:
+        return Path(os.path.expanduser(self.srs.param_cache)) if self.srs.param_cache else self.state_dir() / "params"
+
+    def total_budget_bytes(self) -> int:
+        text = str(self.memory.total_budget)
+        if text.strip().lower() == "auto":
+            total = system_memory_bytes() or 16 * GiB
+            margin = _size(self.memory.safety_margin, "memory.safety_margin")
+            return max(total - margin, total // 4)
+        return _size(text, "memory.total_budget")
+
+    def pinned_budget_bytes(self) -> int | None:
+        text = str(self.srs.pinned_budget)
+        return None if text.strip().lower() == "auto" else _size(text, "srs.pinned_budget")
+
+    def eviction_min_idle_s(self) -> float:
+        return parse_duration(self.memory.eviction_min_idle, "memory.eviction_min_idle")
+
+    def shutdown_timeout_s(self) -> float:
+        return parse_duration(self.daemon.shutdown_timeout, "daemon.shutdown_timeout")
+
+    def job_retention_s(self) -> float:
+        return parse_duration(self.daemon.job_retention, "daemon.job_retention")
+
+    def max_message_bytes(self) -> int:
+        return _size(self.daemon.max_message_size, "daemon.max_message_size")
+
+    def synthesis_threads(self) -> int:
+        n = self.synthesis.threads
+        return n if n > 0 else max(1, min(4, (os.cpu_count() or 2) // 2))
+
+    def validate(self) -> "EngineConfig":
+        """Check every value now, so a bad file fails at start with a clear message."""
+        self.total_budget_bytes()
+        self.pinned_budget_bytes()
+        self.eviction_min_idle_s()
+        self.shutdown_timeout_s()
+        self.job_retention_s()
+        self.max_message_bytes()
+        checks = [
+            ("scheduler.max_batch_size", self.scheduler.max_batch_size >= 1),
+            ("scheduler.max_batch_wait_ms", self.scheduler.max_batch_wait_ms >= 0),
+            ("scheduler.prove_retries", self.scheduler.prove_retries >= 0),
+            ("synthesis.threads", self.synthesis.threads >= 0),
+            ("synthesis.kernel_threads", self.synthesis.kernel_threads >= 0),
+            ("synthesis.lookahead", self.synthesis.lookahead >= 0),
+            ("gpus.gpu_workers_per_device", self.gpus.gpu_workers_per_device >= 1),
+            ("gpus.gpu_threads", self.gpus.gpu_threads >= 0),
+            ("daemon.rpc_threads", self.daemon.rpc_threads >= 1),
+            ("daemon.max_finished_jobs", self.daemon.max_finished_jobs >= 0),
+        ]
+        for name, ok in checks:
+            if not ok:
+                raise ConfigError(f"{name}: value out of range")
+        if self.gpus.backend not in ("auto", "cpu", "cuda"):
+            raise ConfigError(f"gpus.backend: expected auto, cpu or cuda, got {self.gpus.backend!r}")
+        if self.logging.level.lower() not in ("debug", "info", "warning", "error"):
+            raise ConfigError(f"logging.level: expected debug, info, warning or error, got {self.logging.level!r}")
+        if self.logging.format not in ("text", "json"):
+            raise ConfigError(f"logging.format: expected text or json, got {self.logging.format!r}")
+        if self.circuits.demo and self.circuits.default_preset not in self.circuits.demo_presets:
+            raise ConfigError("circuits.default_preset: must be one of circuits.demo_presets")
+        for i, c in enumerate(self.circuits.circom):
+            if not isinstance(c, dict) or not c.get("id") or not c.get("zkey"):
+                raise ConfigError(f"circuits.circom[{i}]: needs at least id and zkey")
+        return self
+
+
+def _size(value, what: str) -> int:
+    try:
+        return parse_size(value, what)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+SECTIONS = {
+    "daemon": DaemonConfig, "memory": MemoryConfig, "gpus": GpusConfig, "scheduler": SchedulerConfig,
+    "synthesis": SynthesisConfig, "srs": SrsConfig, "circuits": CircuitsConfig, "logging": LoggingConfig,
+}
+# cuzk keys that mean nothing here, accepted with a warning
+DEPRECATED = {"srs.preload_on_start", "memory.pinned_budget", "memory.working_memory_budget",
+              "synthesis.partition_workers", "scheduler.sort_by_type"}
+
+
+def from_dict(data: dict, where: str = "config") -> EngineConfig:
+    cfg = EngineConfig()
+    for section, values in data.items():
+        cls = SECTIONS.get(section)
+        if cls is None:
+            cfg.warnings.append(f"{where}: unknown section [{section}] ignored")
+            continue
+        if not isinstance(values, dict):
+            raise ConfigError(f"{where}: [{section}] must be a table")
+        target = getattr(cfg, section)
+        known = {f.name: f for f in dataclasses.fields(cls)}
+        for key, value in values.items():
+            name = f"{section}.{key}"
+            if key not in known:
+                note = "deprecated in cuzk and" if name in DEPRECATED else "unknown key"
+                cfg.warnings.append(f"{where}: {name}: {note} ignored")
+                continue
+            default = getattr(target, key)
+            setattr(target, key, _coerce(value, default, name))
+    return cfg.validate()
+
+
+def _coerce(value, default, name: str):
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{name}: expected true or false, got {value!r}")
+        return value
+    if isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{name}: expected an integer, got {value!r}")
+        return value
+    if isinstance(default, list):
+        if not isinstance(value, list):
+            raise ConfigError(f"{name}: expected a list, got {value!r}")
+        return value
+    if isinstance(default, str):
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise ConfigError(f"{name}: expected a string, got {value!r}")
+        return str(value)
+    return value
+
+
+def load(path) -> EngineConfig:
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    return from_dict(data, str(path))
+
+
+def loads(text: str) -> EngineConfig:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config: not valid TOML ({exc})") from None
+    return from_dict(data)
+
+
+DEFAULT_CONFIG = """\
+# cuzk daemon configuration (TOML). Every key is optional; these are the defaults.
+
+[daemon]
+# gRPC address: "unix:///path/to.sock" (default: <state_dir>/cuzk.sock) or "host:port" for TCP.
+listen = ""
+# Where the daemon keeps its socket and generated parameters ($XDG_STATE_HOME/cuzk when empty).
+state_dir = ""
+# Serve Prometheus metrics over HTTP at "host:port" (off when empty; GetMetrics always works).
+metrics_listen = ""
+# On SIGTERM: stop intake, finish running jobs, then exit; give up after this long.
+shutdown_timeout = "10m"
+# Also prove the jobs still queued at SIGTERM (otherwise they end CANCELLED with a message).
+finish_queued_on_shutdown = false
+# How long finished jobs stay available to AwaitProof, and at most how many.
+job_retention = "1h"
+max_finished_jobs = 10000
+# Largest gRPC message, both directions (PoRep vanilla proofs are ~51 MB).
+max_message_size = "128MiB"
+# Threads serving RPCs (each waiting AwaitProof holds one).
+rpc_threads = 64
+
+[memory]
+# Bytes for hot parameters plus the working sets of jobs in flight: "auto" = RAM - safety_margin.
+total_budget = "auto"
+safety_margin = "1GiB"
+# Parameters unused this long may be evicted when memory is needed.
+eviction_min_idle = "5m"
+
+[gpus]
+# "auto" (CUDA when usable, else CPU), "cpu" or "cuda".
+backend = "auto"
+# GPU ordinals to use; empty = all.
+devices = []
+# Prover workers per GPU; the per-GPU lock covers device work only, so two overlap.
+gpu_workers_per_device = 2
+# Kernel threads of the CPU prover (0 = all cores).
+gpu_threads = 0
+
+[scheduler]
+# Jobs of a batchable circuit proven together (1 = no batching).
+max_batch_size = 1
+# How long a batch waits to fill, from its first job's arrival.
+max_batch_wait_ms = 10000
+# A failed proving pass is retried this many times before its jobs fail.
+prove_retries = 1
+
+[synthesis]
+# Synthesis worker threads (0 = half the cores, 1 to 4).
+threads = 0
+# Kernel threads each synthesis worker uses (0 = all cores).
+kernel_threads = 1
+# Synthesized partitions that may wait for a prover (0 = one per prover worker, plus one).
+lookahead = 0
+# false: synthesize a partition only once the previous one is proven (no overlap; for comparisons).
+pipelined = true
+
+[srs]
+# Directory of parameter files (generated demo parameters go here too; default <state_dir>/params).
+param_cache = ""
+# Circuit ids to load at start.
+preload = []
+# Most bytes of hot (decoded, pinned) parameters: "auto" = limited by memory.total_budget only.
+pinned_budget = "auto"
+
+[circuits]
+# Register the built-in demo workload (demo-porep/-snap/-window/-winning at each preset).
+demo = true
+demo_presets = ["tiny", "small", "medium"]
+# Preset that a bare proof kind (no circuit_id) selects.
+default_preset = "tiny"
+# circom circuits: [[circuits.circom]] id = "...", zkey = "path.zkey", proof_kind = "winning-post",
+# priority = "normal", batchable = false; their vanilla_proof is a .wtns file's bytes.
+circom = []
+
+[logging]
+# debug, info, warning or error.
+level = "info"
+# "text" or "json" (one object per line).
+format = "text"
+"""

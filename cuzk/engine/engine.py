@@ -1,0 +1,430 @@
+"""The engine: accepts proof jobs and runs them through the pipeline.
+
+    from cuzk.engine import Engine, EngineConfig, ProofRequest
+    with Engine(config) as engine:                   # starts the workers
+        job_id = engine.submit(ProofRequest(circuit_id="demo-winning-tiny", vanilla_proof=v)).job_id
+        result = engine.await_job(job_id, timeout=60)  # JobResult: state, proof, timings
+        result = engine.prove(request)                # both at once
+
+Also: cancel, status, metrics_text, preload / evict parameters, pause
+(stop starting queued work), shutdown (stop intake, finish running jobs).
+Everything here is thread-safe; the gRPC server calls it from many threads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import logging
+import resource
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from .batch_collector import BatchCollector
+from .config import EngineConfig
+from .devices import Device, discover
+from .errors import DuplicateRequestConflict, JobNotFound, ShuttingDown
+from .job import Job, JobTimings
+from .job_store import InMemoryJobStore, JobStore
+from .memory import MemoryBudget
+from .metrics import EngineMetrics
+from .pipeline import prover_loop, synthesis_loop
+from .prover_queue import ProverQueue
+from .registry import CircuitRegistry
+from .scheduler import Scheduler
+from .srs import SrsInfo, SrsManager
+from .types import JobState, Priority, ProofKind, ProofRequest, effective_priority
+
+log = logging.getLogger("cuzk.engine")
+
+
+@dataclass
+class SubmitResult:
+    job_id: str
+    queue_position: int
+    circuit_id: str
+    duplicate: bool = False
+
+
+@dataclass
+class JobResult:
+    job_id: str
+    state: JobState
+    circuit_id: str
+    proof_kind: ProofKind
+    priority: Priority
+    proof: bytes = b""
+    error: str = ""
+    timings: JobTimings = field(default_factory=JobTimings)
+    batch_id: str = ""
+    batch_size: int = 0
+    start_seq: int = 0
+    num_partitions: int = 1
+    partitions_done: int = 0
+    retries: int = 0
+    public_inputs: list = field(default_factory=list)
+
+    @property
+    def done(self) -> bool:
+        return self.state.terminal
+
+
+@dataclass
+class CancelResult:
+    job_id: str
+    was_running: bool
+    state: JobState
+
+
+@dataclass
+class DeviceStatus:
+    ordinal: int
+    name: str
+    kind: str
+    workers: int
+    busy_workers: int
+    vram_total: int
+    current_job_id: str
+    current_proof_kind: str
+
+
+@dataclass
+class QueueInfo:
+    proof_kind: str
+    pending: int
+    in_progress: int
+    batching: int
+
+
+@dataclass
+class EngineStatus:
+    devices: list[DeviceStatus]
+    srs: list[SrsInfo]
+    queues: list[QueueInfo]
+    completed: int
+    failed: int
+    cancelled: int
+    uptime_s: float
+    pinned_bytes: int
+    pinned_limit: int
+    memory_used: int
+    memory_limit: int
+    memory_peak: int
+    paused: bool
+    draining: bool
+    rss_bytes: int
+    peak_rss_bytes: int
+
+
+class _Slot:
+    """One place in the pipeline when synthesis must not run ahead (pipelined = false)."""
+
+    def __init__(self, sem: threading.Semaphore):
+        self._sem = sem
+        self._done = False
+
+    def release(self) -> None:
+        if not self._done:
+            self._done = True
+            self._sem.release()
+
+
+class Engine:
+    def __init__(self, config: EngineConfig | None = None, registry: CircuitRegistry | None = None,
+                 store: JobStore | None = None, devices: list[Device] | None = None):
+        self.config = config = (config or EngineConfig()).validate()
+        self.registry = registry if registry is not None else build_registry(config)
+        self.store = store or InMemoryJobStore(config.job_retention_s(), config.daemon.max_finished_jobs)
+        self.budget = MemoryBudget(config.total_budget_bytes())
+        self.srs = SrsManager(self.budget, config.pinned_budget_bytes(), config.eviction_min_idle_s())
+        self.budget.evictor = self.srs.evict_idle
+        for spec in self.registry.specs():
+            self.srs.register(spec.circuit_id, spec.params)
+        self.scheduler = Scheduler(BatchCollector(config.scheduler.max_batch_size,
+                                                  config.scheduler.max_batch_wait_ms / 1e3))
+        self.devices = devices if devices is not None else discover(
+            config.gpus.backend, config.gpus.devices, config.gpus.gpu_workers_per_device, config.gpus.gpu_threads)
+        workers = sum(d.workers for d in self.devices)
+        self.prover_queue = ProverQueue(config.synthesis.lookahead or workers + 1)
+        self.metrics = EngineMetrics(self)
+        self.fault_injector = None  # test seam: called with each unit before proving
+        self._slots = None if config.synthesis.pipelined else threading.Semaphore(1)
+        self._seq = itertools.count(1)
+        self._start_seq = itertools.count(1)
+        self._threads: list[threading.Thread] = []
+        self._synth_threads: list[threading.Thread] = []
+        self._started_at = time.time()
+        self._closing = False
+        self._started = False
+        self._lock = threading.Lock()
+        self._totals = {"COMPLETED": 0, "FAILED": 0, "CANCELLED": 0}
+
+    # ---- lifecycle -----------------------------------------------------------------
+    def start(self) -> "Engine":
+        with self._lock:
+            if self._started:
+                return self
+            self._started = True
+        for cid in self.config.srs.preload:
+            self.registry.get(cid)  # unknown ids fail now, clearly
+        for i in range(self.config.synthesis_threads()):
+            t = threading.Thread(target=synthesis_loop, args=(self, i), name=f"cuzk-synth-{i}", daemon=True)
+            self._synth_threads.append(t)
+        wid = 0
+        for d in self.devices:
+            for _ in range(d.workers):
+                t = threading.Thread(target=prover_loop, args=(self, d, wid), name=f"cuzk-prove-{d.label}-{wid}",
+                                     daemon=True)
+                self._threads.append(t)
+                wid += 1
+        for t in self._synth_threads + self._threads:
+            t.start()
+        if self.config.srs.preload:
+            threading.Thread(target=self._preload_all, name="cuzk-preload", daemon=True).start()
+        log.info("engine started: %d synthesis worker(s), %d prover worker(s) on %s; memory budget %d MiB",
+                 len(self._synth_threads), len(self._threads), ", ".join(d.name for d in self.devices),
+                 self.budget.total >> 20)
+        return self
+
+    def _preload_all(self) -> None:
+        for cid in self.config.srs.preload:
+            try:
+                _, ms = self.srs.preload(cid)
+                log.info("preloaded parameters of %s in %.0f ms", cid, ms)
+            except Exception as exc:
+                log.error("preloading %s failed: %s", cid, exc)
+
+    def shutdown(self, drain: bool = True, timeout: float | None = None) -> bool:
+        """Stop intake; with drain, finish running jobs (and queued ones if
+        daemon.finish_queued_on_shutdown) before returning. Jobs that cannot
+        finish end CANCELLED with a message. True when everything drained."""
+        with self._lock:
+            already = self._closing
+            self._closing = True
+        if not already:
+            keep = not self.config.daemon.finish_queued_on_shutdown
+            for job in self.scheduler.close(keep_started_only=keep or not drain):
+                self._end(job, JobState.CANCELLED, "the daemon shut down before the job started")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        drained = True
+        if drain and self._started:
+            for t in self._synth_threads:
+                t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+            self.prover_queue.close()
+            for t in self._threads:
+                t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+            drained = not any(t.is_alive() for t in self._synth_threads + self._threads)
+        else:
+            self.prover_queue.close()
+            drained = False
+        for job in self.store.active():
+            self._end(job, JobState.CANCELLED, "the daemon shut down before the job finished")
+        self.budget.poke()
+        return drained
+
+    def __enter__(self) -> "Engine":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.shutdown(drain=exc[0] is None, timeout=60)
+
+    @property
+    def closing(self) -> bool:
+        return self._closing
+
+    # ---- jobs ----------------------------------------------------------------------------
+    def submit(self, request: ProofRequest) -> SubmitResult:
+        if self._closing:
+            raise ShuttingDown("the engine is shutting down and accepts no new jobs")
+        spec = self.registry.resolve(request)
+        request = dataclasses.replace(request)  # the job frees its input when it ends: keep the caller's intact
+        priority = effective_priority(int(request.priority), spec.default_priority)
+        job_id = request.request_id or uuid.uuid4().hex
+        job = Job(job_id, request, spec, priority, next(self._seq))
+        job.on_terminal.append(self._on_terminal)
+        stored, created = self.store.add(job)
+        if not created:
+            if stored.fingerprint != job.fingerprint:
+                raise DuplicateRequestConflict(
+                    f"request_id {job_id!r} was already used for a different request")
+            return SubmitResult(stored.job_id, self._queue_position(stored), stored.circuit_id, duplicate=True)
+        try:
+            self.scheduler.submit(job)
+        except RuntimeError:
+            job.finish(JobState.CANCELLED, error="the engine is shutting down")
+            raise ShuttingDown("the engine is shutting down and accepts no new jobs") from None
+        self.metrics.submitted.labels(proof_kind=spec.proof_kind.label, priority=priority.name.lower()).inc()
+        log.info("job %s accepted: %s, %s, %d partition(s)", job_id, spec.circuit_id, priority.name,
+                 spec.num_partitions)
+        return SubmitResult(job_id, self._queue_position(job), spec.circuit_id)
+
+    def await_job(self, job_id: str, timeout: float | None = None) -> JobResult:
+        """Wait up to `timeout` seconds (None: until done); the result's state
+        says whether the job finished (a non-terminal state means timeout)."""
+        job = self.job(job_id)
+        job.wait(timeout)
+        return self.result(job)
+
+    def prove(self, request: ProofRequest, timeout: float | None = None) -> JobResult:
+        return self.await_job(self.submit(request).job_id, timeout)
+
+    def cancel(self, job_id: str) -> CancelResult:
+        job = self.job(job_id)
+        if job.terminal:
+            return CancelResult(job_id, False, job.state)
+        was_running = job.state.running
+        self.scheduler.cancel(job_id)
+        self._end(job, JobState.CANCELLED, "cancelled by request")
+        self.budget.poke()  # a waiter for memory may belong to this job
+        return CancelResult(job_id, was_running, job.state)
+
+    def job(self, job_id: str) -> Job:
+        job = self.store.get(job_id)
+        if job is None:
+            raise JobNotFound(f"no job {job_id!r} (unknown, or finished longer ago than daemon.job_retention)")
+        return job
+
+    def result(self, job: Job) -> JobResult:
+        return JobResult(
+            job_id=job.job_id, state=job.state, circuit_id=job.circuit_id, proof_kind=job.spec.proof_kind,
+            priority=job.priority, proof=job.proof, error=job.error,
+            timings=JobTimings(**job.timings.as_dict()), batch_id=job.batch_id, batch_size=job.batch_size,
+            start_seq=job.start_seq, num_partitions=job.num_partitions, partitions_done=job.partitions_done,
+            retries=job.retries, public_inputs=[list(p) for p in job.public_inputs],
+        )
+
+    # ---- called by the pipeline ---------------------------------------------------------
+    def fail_job(self, job: Job, message: str) -> None:
+        self._end(job, JobState.FAILED, message)
+
+    def next_start_seq(self) -> int:
+        return next(self._start_seq)
+
+    def take_slot(self):
+        if self._slots is None:
+            return None
+        self._slots.acquire()
+        return _Slot(self._slots)
+
+    def _end(self, job: Job, state: JobState, message: str) -> None:
+        job.finish(state, error=message)
+
+    def _on_terminal(self, job: Job) -> None:
+        self.store.record(job)
+        self.metrics.job_finished(job)
+        with self._lock:
+            self._totals[job.state.name] += 1
+        if job.state == JobState.COMPLETED:
+            t = job.timings
+            log.info("job %s completed: total %.0f ms (queue %.0f, srs %.0f, synthesis %.0f, prove %.0f), batch of %d",
+                     job.job_id, t.total_ms, t.queue_wait_ms, t.srs_load_ms, t.synthesis_ms, t.prove_ms,
+                     job.batch_size)
+        else:
+            log.info("job %s %s: %s", job.job_id, job.state.name.lower(), job.error)
+
+    # ---- parameters --------------------------------------------------------------------
+    def preload(self, circuit_id: str) -> tuple[bool, float]:
+        spec = self.registry.lookup(circuit_id)
+        return self.srs.preload(spec.circuit_id)
+
+    def evict(self, circuit_id: str) -> tuple[bool, int]:
+        spec = self.registry.lookup(circuit_id)
+        return self.srs.evict(spec.circuit_id)
+
+    def verifying_key(self, circuit_id: str):
+        """(CircuitSpec, VerifyingKey) of a circuit id or proof kind name."""
+        spec = self.registry.lookup(circuit_id)
+        return spec, self.srs.verifying_key(spec.circuit_id)
+
+    # ---- control and observation -----------------------------------------------------
+    def pause(self, paused: bool = True) -> None:
+        """Stop (or resume) starting queued work; running work continues."""
+        self.scheduler.pause(paused)
+
+    def queue_counts(self) -> dict:
+        queued: dict[tuple[str, str], int] = {}
+        running: dict[str, int] = {}
+        batching = {j.job_id for j in self.scheduler.batching_jobs()}
+        for job in self.store.active():
+            if job.state == JobState.QUEUED:
+                place = "batching" if job.job_id in batching else "scheduled"
+                k = (job.priority.name.lower(), place)
+                queued[k] = queued.get(k, 0) + 1
+            elif job.state.running:
+                running[job.state.name.lower()] = running.get(job.state.name.lower(), 0) + 1
+        return {"queued": queued, "running": running}
+
+    def status(self) -> EngineStatus:
+        per_kind: dict[str, list[int]] = {}
+        batching = {j.job_id for j in self.scheduler.batching_jobs()}
+        for job in self.store.active():
+            row = per_kind.setdefault(job.spec.proof_kind.label, [0, 0, 0])
+            if job.state == JobState.QUEUED:
+                row[0] += 1
+                row[2] += job.job_id in batching
+            elif job.state.running:
+                row[1] += 1
+        devices = []
+        for d in self.devices:
+            current = next(iter(list(d.current.values())), None)
+            kind = ""
+            if current:
+                try:
+                    kind = self.registry.get(current[1]).proof_kind.label
+                except Exception:
+                    kind = ""
+            devices.append(DeviceStatus(d.ordinal, d.name, d.kind, d.workers, len(d.current), d.vram_total,
+                                        current[0][0] if current else "", kind))
+        rss, peak = _rss()
+        pinned_limit = self.srs.pinned_budget or self.budget.total
+        with self._lock:
+            totals = dict(self._totals)
+        return EngineStatus(
+            devices=devices, srs=self.srs.status(),
+            queues=[QueueInfo(k, v[0], v[1], v[2]) for k, v in sorted(per_kind.items())],
+            completed=totals["COMPLETED"], failed=totals["FAILED"], cancelled=totals["CANCELLED"],
+            uptime_s=time.time() - self._started_at, pinned_bytes=self.srs.hot_bytes(), pinned_limit=pinned_limit,
+            memory_used=self.budget.used, memory_limit=self.budget.total, memory_peak=self.budget.peak,
+            paused=self.scheduler.paused, draining=self._closing, rss_bytes=rss, peak_rss_bytes=peak,
+        )
+
+    def metrics_text(self) -> str:
+        return self.metrics.text()
+
+    def _queue_position(self, job: Job) -> int:
+        """Jobs that will start before this one (0 = next)."""
+        if job.state != JobState.QUEUED:
+            return 0
+        key = job.key()
+        return sum(1 for j in self.store.active() if j.state == JobState.QUEUED and j.key() < key)
+
+
+def _rss() -> tuple[int, int]:
+    """(current, peak) resident set size of this process in bytes."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    try:
+        with open("/proc/self/statm") as fh:
+            pages = int(fh.read().split()[1])
+        import os
+
+        return pages * os.sysconf("SC_PAGE_SIZE"), peak
+    except (OSError, ValueError, IndexError):
+        return 0, peak
+
+
+def build_registry(config: EngineConfig) -> CircuitRegistry:
+    """The circuits a configured engine serves: the demo workload and circom circuits from config."""
+    registry = CircuitRegistry()
+    if config.circuits.demo:
+        from . import demo_workload
+
+        demo_workload.register(registry, config.param_dir(), tuple(config.circuits.demo_presets),
+                               config.circuits.default_preset)
+    if config.circuits.circom:
+        from . import circom_circuits
+
+        for entry in config.circuits.circom:
+            registry.register(circom_circuits.make_spec(entry))
+    return registry

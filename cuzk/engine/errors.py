@@ -1,0 +1,44 @@
+"""Engine errors: each maps to one gRPC status code in the server."""
+
+from __future__ import annotations
+
+from cuzk.errors import CuzkError
+
+
+class EngineError(CuzkError):
+    """Base class of the engine's own errors."""
+
+
+class InvalidRequest(EngineError, ValueError):
+    """The request cannot be accepted as given (INVALID_ARGUMENT)."""
+
+
+class UnknownCircuit(InvalidRequest):
+    """No registered circuit matches the request (INVALID_ARGUMENT)."""
+
+
+class JobNotFound(EngineError, KeyError):
+    """No job with that id (NOT_FOUND)."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "job not found"
+
+
+class DuplicateRequestConflict(EngineError):
+    """A request_id was reused with a different request (ALREADY_EXISTS)."""
+
+
+class ShuttingDown(EngineError):
+    """The engine no longer accepts work (UNAVAILABLE)."""
+
+
+class ParamsInUse(EngineError):
+    """Parameters cannot be evicted while jobs use them (FAILED_PRECONDITION)."""
+
+
+class BudgetTooSmall(EngineError):
+    """A single request needs more memory than the whole budget (RESOURCE_EXHAUSTED)."""
+
+
+class Cancelled(EngineError):
+    """Raised inside the pipeline when a job's work is abandoned."""

@@ -1,0 +1,89 @@
+"""Where jobs are kept: lookup by id, idempotent submission, finished-job retention.
+
+`JobStore` is the seam for durability: the engine calls `record` after every
+state change, so a journaling store (SQLite in the state directory, issue 9)
+can persist accepted jobs and their outcomes without touching the pipeline.
+`InMemoryJobStore` keeps finished jobs for a retention period (and at most
+`max_finished` of them), so memory does not grow without bound as it did in
+Rust cuzk, whose completed map was never pruned.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections import OrderedDict
+
+from .job import Job
+
+
+class JobStore(ABC):
+    @abstractmethod
+    def add(self, job: Job) -> tuple[Job, bool]:
+        """Insert `job` unless one with its id exists: (the stored job, created?)."""
+
+    @abstractmethod
+    def get(self, job_id: str) -> Job | None: ...
+
+    @abstractmethod
+    def record(self, job: Job) -> None:
+        """Called after every state change of `job`."""
+
+    @abstractmethod
+    def active(self) -> list[Job]:
+        """Jobs not yet in a terminal state, in submission order."""
+
+    @abstractmethod
+    def counts(self) -> dict[str, int]:
+        """Number of stored jobs by state name."""
+
+
+class InMemoryJobStore(JobStore):
+    def __init__(self, retention_s: float = 3600.0, max_finished: int = 10000):
+        self.retention_s = retention_s
+        self.max_finished = max_finished
+        self._lock = threading.Lock()
+        self._active: dict[str, Job] = {}
+        self._finished: OrderedDict[str, Job] = OrderedDict()
+
+    def add(self, job: Job) -> tuple[Job, bool]:
+        with self._lock:
+            self._prune_locked()
+            existing = self._active.get(job.job_id) or self._finished.get(job.job_id)
+            if existing is not None:
+                return existing, False
+            self._active[job.job_id] = job
+            return job, True
+
+    def get(self, job_id: str) -> Job | None:
+        with self._lock:
+            return self._active.get(job_id) or self._finished.get(job_id)
+
+    def record(self, job: Job) -> None:
+        if not job.terminal:
+            return
+        with self._lock:
+            if self._active.pop(job.job_id, None) is not None:
+                self._finished[job.job_id] = job
+            self._prune_locked()
+
+    def active(self) -> list[Job]:
+        with self._lock:
+            return sorted(self._active.values(), key=lambda j: j.seq)
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        with self._lock:
+            for j in list(self._active.values()) + list(self._finished.values()):
+                out[j.state.name] = out.get(j.state.name, 0) + 1
+        return out
+
+    def _prune_locked(self) -> None:
+        now = time.monotonic()
+        while self._finished:
+            job_id, job = next(iter(self._finished.items()))
+            expired = job.finished_at is not None and now - job.finished_at > self.retention_s
+            if not expired and len(self._finished) <= self.max_finished:
+                break
+            del self._finished[job_id]

@@ -1,0 +1,103 @@
+"""Run `cuzk daemon` as a child process on a private unix socket.
+
+Used where a real daemon is part of the job: `cuzk bench batch --compare`
+(one daemon per configuration), `cuzk demo`, and the daemon tests.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .client import ProvingClient
+
+
+class DaemonError(RuntimeError):
+    pass
+
+
+class LocalDaemon:
+    def __init__(self, workdir, config_text: str = "", env: dict | None = None, log_to: Path | None = None):
+        """`config_text`: TOML appended after the [daemon] listen/state_dir lines this class writes."""
+        self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.socket = self.workdir / "cuzk.sock"
+        self.config = self.workdir / "cuzk.toml"
+        self.log = log_to or self.workdir / "daemon.log"
+        self.config.write_text(f'[daemon]\nlisten = "unix://{self.socket}"\nstate_dir = "{self.workdir}"\n'
+                               + config_text)
+        self.env = env or {}
+        self.proc: subprocess.Popen | None = None
+        self._logfh = None
+
+    @property
+    def address(self) -> str:
+        return f"unix:{self.socket}"
+
+    def start(self, ready_timeout: float = 600.0) -> "LocalDaemon":
+        self._logfh = open(self.log, "ab")
+        self.proc = subprocess.Popen([sys.executable, "-m", "cuzk", "daemon", "--config", str(self.config)],
+                                     stdout=self._logfh, stderr=subprocess.STDOUT, env={**os.environ, **self.env})
+        end = time.monotonic() + ready_timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise DaemonError(f"the daemon exited with status {self.proc.returncode}:\n{self.log_text()}")
+            if self.socket.exists():
+                try:
+                    with self.client() as c:
+                        c.wait_ready(5)
+                        c.status()
+                    return self
+                except Exception:
+                    pass
+            if time.monotonic() > end:
+                self.kill()
+                raise DaemonError(f"the daemon was not ready within {ready_timeout:.0f} s:\n{self.log_text()}")
+            time.sleep(0.1)
+
+    def client(self) -> ProvingClient:
+        return ProvingClient(self.address)
+
+    def log_text(self, tail: int = 6000) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-tail:]
+        except OSError:
+            return ""
+
+    def terminate(self, timeout: float = 600.0) -> int:
+        """SIGTERM (drain) and wait for the exit status."""
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else 0
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        finally:
+            self._close_log()
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._close_log()
+
+    def stop(self) -> None:
+        """Terminate politely, then forcibly (for cleanup paths)."""
+        try:
+            self.terminate(60)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def _close_log(self) -> None:
+        if self._logfh is not None:
+            self._logfh.close()
+            self._logfh = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()

@@ -1,0 +1,46 @@
+"""Client-side proof checking: a job's proof bytes against the circuit's verifying key.
+
+The verifying key comes from the daemon (GetVerifyingKey); the public inputs
+should come from the client's own knowledge of the statement (for the demo
+workload, the vanilla proof it sent), not from the daemon's answer.
+"""
+
+from __future__ import annotations
+
+from cuzk.engine import proof_bytes
+from cuzk.errors import CuzkError
+
+from . import convert
+
+
+class ProofChecker:
+    """Caches prepared verifying keys per circuit."""
+
+    def __init__(self, client):
+        self.client = client
+        self._pvk = {}
+
+    def prepared(self, circuit_id: str):
+        if circuit_id not in self._pvk:
+            from cuzk.groth16.verifier import PreparedVerifyingKey
+
+            vk = convert.vk_from_proto(self.client.verifying_key(circuit_id))
+            self._pvk[circuit_id] = PreparedVerifyingKey(vk)
+        return self._pvk[circuit_id]
+
+    def check(self, circuit_id: str, proof: bytes, public_inputs: list[list[int]]) -> bool:
+        """True iff every partition's proof verifies (one batched pairing check)."""
+        from cuzk.groth16.verifier import verify_batch
+
+        pvk = self.prepared(circuit_id)
+        curve = pvk.curve.name
+        try:
+            parts = [proof_bytes.decode(curve, p) for p in proof_bytes.split(curve, proof)]
+        except CuzkError:
+            return False
+        if len(parts) != len(public_inputs) or not parts:
+            return False
+        try:
+            return verify_batch(pvk, parts, public_inputs)
+        except CuzkError:
+            return False

@@ -1,0 +1,132 @@
+"""The cuzk.v1.ProvingEngine gRPC service over an Engine.
+
+Engine errors map to status codes: bad requests INVALID_ARGUMENT, unknown
+jobs NOT_FOUND, a reused request_id with other content ALREADY_EXISTS,
+shutting down UNAVAILABLE, parameters in use FAILED_PRECONDITION, a request
+larger than the memory budget RESOURCE_EXHAUSTED. Bad proof inputs are not
+RPC errors: the job is accepted and ends FAILED with a message, as in cuzk.
+Anything unexpected is logged with its traceback and returned as INTERNAL
+with a one-line message; the daemon keeps serving.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+import traceback
+
+import grpc
+
+from cuzk.engine import Engine, ProofKind, ProofRequest
+from cuzk.engine.errors import (BudgetTooSmall, DuplicateRequestConflict, InvalidRequest, JobNotFound,
+                                ParamsInUse, ShuttingDown)
+from cuzk.errors import CuzkError
+from cuzk.proto import proving_pb2 as pb
+from cuzk.proto import proving_pb2_grpc as pbg
+
+from . import convert
+
+log = logging.getLogger("cuzk.server")
+
+CODES = [
+    (JobNotFound, grpc.StatusCode.NOT_FOUND),
+    (DuplicateRequestConflict, grpc.StatusCode.ALREADY_EXISTS),
+    (ShuttingDown, grpc.StatusCode.UNAVAILABLE),
+    (ParamsInUse, grpc.StatusCode.FAILED_PRECONDITION),
+    (BudgetTooSmall, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),
+    (CuzkError, grpc.StatusCode.FAILED_PRECONDITION),
+    (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
+]
+AWAIT_SLICE_S = 0.5  # how often a waiting AwaitProof checks that its client is still there
+
+
+def rpc(method):
+    """Translate exceptions into gRPC statuses."""
+    @functools.wraps(method)
+    def wrapper(self, request, context):
+        try:
+            return method(self, request, context)
+        except Exception as exc:
+            for cls, code in CODES:
+                if isinstance(exc, cls):
+                    context.abort(code, str(exc))
+            log.error("%s failed: %s", method.__name__, traceback.format_exc())
+            context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}")
+    return wrapper
+
+
+class ProvingEngineService(pbg.ProvingEngineServicer):
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    @rpc
+    def SubmitProof(self, request, context):
+        r = self.engine.submit(convert.request_from_proto(request))
+        return pb.SubmitProofResponse(job_id=r.job_id, queue_position=r.queue_position, duplicate=r.duplicate,
+                                      circuit_id=r.circuit_id)
+
+    @rpc
+    def AwaitProof(self, request, context):
+        return self._await(request.job_id, request.timeout_ms, context)
+
+    @rpc
+    def Prove(self, request, context):
+        r = self.engine.submit(convert.request_from_proto(request.submit))
+        return pb.ProveResponse(result=self._await(r.job_id, request.timeout_ms, context))
+
+    def _await(self, job_id: str, timeout_ms: int, context):
+        if not job_id:
+            raise InvalidRequest("job_id is empty")
+        job = self.engine.job(job_id)
+        deadline = None if not timeout_ms else time.monotonic() + timeout_ms / 1e3
+        while not job.terminal:
+            left = AWAIT_SLICE_S if deadline is None else min(AWAIT_SLICE_S, deadline - time.monotonic())
+            if left <= 0 or not context.is_active():
+                break  # timeout, or the client went away (the job itself goes on)
+            job.wait(left)
+        return convert.result_to_proto(self.engine.result(job))
+
+    @rpc
+    def CancelProof(self, request, context):
+        r = self.engine.cancel(request.job_id)
+        return pb.CancelProofResponse(was_running=r.was_running, state=int(r.state))
+
+    @rpc
+    def GetStatus(self, request, context):
+        return convert.status_to_proto(self.engine.status())
+
+    @rpc
+    def GetMetrics(self, request, context):
+        return pb.GetMetricsResponse(prometheus_text=self.engine.metrics_text())
+
+    @rpc
+    def PreloadSRS(self, request, context):
+        already, ms = self.engine.preload(self._circuit(request.circuit_id))
+        return pb.PreloadSRSResponse(already_loaded=already, load_time_ms=int(ms))
+
+    @rpc
+    def EvictSRS(self, request, context):
+        was_loaded, freed = self.engine.evict(self._circuit(request.circuit_id))
+        return pb.EvictSRSResponse(was_loaded=was_loaded, freed_bytes=freed)
+
+    @rpc
+    def GetVerifyingKey(self, request, context):
+        if request.circuit_id:
+            name = request.circuit_id
+        else:
+            name = self.engine.registry.resolve(ProofRequest(proof_kind=ProofKind(request.proof_kind))).circuit_id
+        spec, vk = self.engine.verifying_key(name)
+        return convert.vk_to_proto(spec, vk)
+
+    @rpc
+    def PauseScheduler(self, request, context):
+        self.engine.pause(request.pause)
+        return pb.PauseSchedulerResponse(paused=self.engine.scheduler.paused)
+
+    @staticmethod
+    def _circuit(circuit_id: str) -> str:
+        if not circuit_id:
+            raise InvalidRequest("circuit_id is empty")
+        return circuit_id

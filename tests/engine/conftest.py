@@ -1,0 +1,44 @@
+"""Engines on the demo workload, sharing one parameter directory per test session."""
+
+from __future__ import annotations
+
+import pytest
+
+from cuzk.engine import Engine, EngineConfig
+from cuzk.engine import demo_workload
+
+
+@pytest.fixture(scope="session")
+def state_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("cuzk-state")
+
+
+@pytest.fixture
+def make_engine(state_dir):
+    engines = []
+
+    def make(**settings):
+        cfg = EngineConfig()
+        cfg.daemon.state_dir = str(state_dir)
+        cfg.circuits.demo_presets = ["tiny"]
+        cfg.gpus.backend = "cpu"
+        cfg.gpus.gpu_threads = 1  # tiny circuits: parallel kernels only add overhead
+        for dotted, value in settings.items():
+            section, key = dotted.split("__")
+            setattr(getattr(cfg, section), key, value)
+        engine = Engine(cfg).start()
+        engines.append(engine)
+        return engine
+
+    yield make
+    for e in engines:
+        e.shutdown(drain=False)
+
+
+@pytest.fixture(scope="session")
+def vanilla():
+    """A fresh valid vanilla proof for a demo kind at the tiny preset."""
+    def make(kind: str = "demo-winning") -> bytes:
+        return demo_workload.generate_vanilla(kind, "tiny")
+
+    return make

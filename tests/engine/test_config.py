@@ -1,0 +1,70 @@
+"""TOML configuration: defaults, warnings for unknown keys, clear errors."""
+
+import pytest
+
+from cuzk.engine import config as cfgmod
+from cuzk.engine.config import ConfigError, EngineConfig
+
+
+def test_default_text_is_the_default_config():
+    assert cfgmod.loads(cfgmod.DEFAULT_CONFIG) == EngineConfig()
+    assert cfgmod.loads(cfgmod.DEFAULT_CONFIG).warnings == []
+
+
+def test_values_and_derived_settings(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text("""
+[daemon]
+listen = "127.0.0.1:9820"
+state_dir = "%s"
+[memory]
+total_budget = "2GiB"
+eviction_min_idle = "30s"
+[scheduler]
+max_batch_size = 4
+max_batch_wait_ms = 250
+[srs]
+pinned_budget = "512MiB"
+""" % tmp_path)
+    c = cfgmod.load(path)
+    assert c.listen_address() == "127.0.0.1:9820"
+    assert c.total_budget_bytes() == 2 << 30 and c.pinned_budget_bytes() == 512 << 20
+    assert c.eviction_min_idle_s() == 30.0 and c.scheduler.max_batch_size == 4
+    assert c.param_dir() == tmp_path / "params"
+
+
+def test_default_listen_is_a_unix_socket_in_the_state_dir(tmp_path):
+    c = cfgmod.loads(f'[daemon]\nstate_dir = "{tmp_path}"\n')
+    assert c.listen_address() == f"unix://{tmp_path}/cuzk.sock"
+
+
+def test_unknown_and_deprecated_keys_warn():
+    c = cfgmod.loads("[scheduler]\nsort_by_type = true\nfoo = 1\n[pipeline]\nenabled = true\n")
+    text = "\n".join(c.warnings)
+    assert "scheduler.sort_by_type: deprecated" in text and "scheduler.foo: unknown key" in text
+    assert "unknown section [pipeline]" in text
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("[memory]\ntotal_budget = \"lots\"\n", "memory.total_budget"),
+    ("[scheduler]\nmax_batch_size = 0\n", "scheduler.max_batch_size"),
+    ("[scheduler]\nmax_batch_size = \"4\"\n", "scheduler.max_batch_size: expected an integer"),
+    ("[synthesis]\npipelined = 1\n", "synthesis.pipelined: expected true or false"),
+    ("[daemon]\nshutdown_timeout = \"soon\"\n", "daemon.shutdown_timeout"),
+    ("[gpus]\nbackend = \"opencl\"\n", "gpus.backend"),
+    ("[circuits]\ncircom = [{zkey = \"x\"}]\n", "circuits.circom[0]"),
+    ("[daemon\n", "not valid TOML"),
+])
+def test_bad_values_name_the_key(text, needle):
+    with pytest.raises(ConfigError, match=needle.replace("[", r"\[").replace("]", r"\]")):
+        cfgmod.loads(text)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(ConfigError, match="no such config file"):
+        cfgmod.load(tmp_path / "nope.toml")
+
+
+@pytest.mark.parametrize("text,seconds", [("5m", 300), ("30s", 30), ("250ms", 0.25), ("1h", 3600), (12, 12)])
+def test_durations(text, seconds):
+    assert cfgmod.parse_duration(text, "x") == seconds

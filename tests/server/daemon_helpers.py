@@ -1,0 +1,22 @@
+"""A test daemon: `cuzk daemon` as a subprocess on the tiny demo workload."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cuzk.server.local_daemon import LocalDaemon
+
+
+class Daemon(LocalDaemon):
+    def __init__(self, workdir: Path, param_dir: Path, settings: str = "", faults: str = "", daemon_settings: str = ""):
+        super().__init__(workdir, f"""shutdown_timeout = "5m"
+{daemon_settings}
+[gpus]
+backend = "cpu"
+gpu_threads = 1
+[srs]
+param_cache = "{param_dir}"
+[circuits]
+demo_presets = ["tiny"]
+{settings}
+""", env={"CUZK_FAULTS": faults} if faults else None)
