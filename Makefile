@@ -1,5 +1,5 @@
 # make test: create or reuse .venv, install cuzk with its dev extras, run the tests.
-# make run:  the main job (for now: the CPU kernel benchmark).
+# make run:  the main job: a daemon on the smallest workload proving jobs of two kinds and priorities.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
@@ -16,7 +16,7 @@ test: $(STAMP)
 	$(PY) -m pytest -q
 
 run: $(STAMP)
-	$(PY) -m cuzk bench kernels --backend cpu
+	$(PY) -m cuzk demo
 
 clean:
 	rm -rf $(VENV) build *.egg-info

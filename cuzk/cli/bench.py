@@ -19,6 +19,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--repeat", type=int, default=5, help="timed repetitions per op (median reported)")
     k.set_defaults(func=_kernels)
 
+    from cuzk.cli.bench_daemon import register_daemon_bench
+
+    register_daemon_bench(bsub)
+
 
 def _kernels(args) -> int:
     from cuzk.bench import kernels

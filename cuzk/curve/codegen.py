@@ -187,46 +187,46 @@ def {g}_xyzz_sum(arr, out):
         acc = {g}_xyzz_add(acc, {g}_load_xyzz(arr, i))
     {g}_store_xyzz(out, 0, acc)
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {g}_vadd(a, b, out):
     """affine + affine -> XYZZ."""
     for i in prange(a.shape[0]):
         {g}_store_xyzz(out, i, {g}_xyzz_add_affine({g}_from_affine({g}_load_affine(a, i)), {g}_load_affine(b, i)))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {g}_vdbl(a, out):
     for i in prange(a.shape[0]):
         {g}_store_xyzz(out, i, {g}_affine_dbl({g}_load_affine(a, i)))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {g}_vneg(a, out):
     for i in prange(a.shape[0]):
         {g}_store_affine(out, i, {g}_affine_neg({g}_load_affine(a, i)))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {g}_vscalar_mul(a, k, out):
     """out[i] = [k[i]] a[i]; k canonical uint64[n, 4]."""
     for i in prange(a.shape[0]):
         e = (k[i, 0], k[i, 1], k[i, 2], k[i, 3])
         {g}_store_xyzz(out, i, {g}_mul_limbs({g}_load_affine(a, i), e))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {g}_vmul_order(a, out):
     """out[i] = [r] a[i]; infinity exactly for points in the prime-order subgroup."""
     for i in prange(a.shape[0]):
         {g}_store_xyzz(out, i, {g}_mul_limbs({g}_load_affine(a, i), FR_MODULUS))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {g}_vis_on_curve(a, out):
     for i in prange(a.shape[0]):
         out[i] = {g}_is_on_curve({g}_load_affine(a, i))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {g}_vxyzz_is_zero(a, out):
     for i in prange(a.shape[0]):
         out[i] = {f}_is_zero({f}_load(a[:, 2], i))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {g}_vto_affine(p, out, nchunks):
     """Batch normalization: one inversion per chunk (Montgomery's trick on ZZZ)."""
     n = p.shape[0]

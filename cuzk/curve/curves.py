@@ -16,6 +16,7 @@ import numpy as np
 from cuzk.field import fields_of
 from cuzk.field.fields import PrimeField, QuadraticField, field_kernels
 from cuzk.field.jit import build_module
+from cuzk.field.threads import threads_for
 
 from . import codegen
 
@@ -177,7 +178,8 @@ class Group:
     def to_affine(self, xyzz) -> np.ndarray:
         x, shape = self._pts(xyzz, 4)
         out = np.empty((x.shape[0], 2) + self.coord, dtype=np.uint64)
-        self._fn("vto_affine")(x, out, 8 * numba.get_num_threads())
+        with threads_for(x.shape[0]):
+            self._fn("vto_affine")(x, out, 8 * numba.get_num_threads())
         return out.reshape(shape[:-len(self.coord) - 1] + (2,) + self.coord)
 
     # ---- group law -------------------------------------------------------
@@ -185,19 +187,22 @@ class Group:
         a2, shape = self._pts(a)
         b2, _ = self._pts(b)
         tmp = np.empty((a2.shape[0], 4) + self.coord, dtype=np.uint64)
-        self._fn("vadd")(a2, b2, tmp)
+        with threads_for(a2.shape[0]):
+            self._fn("vadd")(a2, b2, tmp)
         return self.to_affine(tmp).reshape(shape)
 
     def double(self, a) -> np.ndarray:
         a2, shape = self._pts(a)
         tmp = np.empty((a2.shape[0], 4) + self.coord, dtype=np.uint64)
-        self._fn("vdbl")(a2, tmp)
+        with threads_for(a2.shape[0]):
+            self._fn("vdbl")(a2, tmp)
         return self.to_affine(tmp).reshape(shape)
 
     def neg(self, a) -> np.ndarray:
         a2, shape = self._pts(a)
         out = np.empty_like(a2)
-        self._fn("vneg")(a2, out)
+        with threads_for(a2.shape[0]):
+            self._fn("vneg")(a2, out)
         return out.reshape(shape)
 
     def scalar_mul(self, a, scalars) -> np.ndarray:
@@ -205,7 +210,8 @@ class Group:
         a2, shape = self._pts(a)
         k = self._scalars(scalars, a2.shape[0])
         tmp = np.empty((a2.shape[0], 4) + self.coord, dtype=np.uint64)
-        self._fn("vscalar_mul")(a2, k, tmp)
+        with threads_for(256 * a2.shape[0]):  # ~256 group ops per point
+            self._fn("vscalar_mul")(a2, k, tmp)
         return self.to_affine(tmp).reshape(shape)
 
     def _scalars(self, scalars, n):
@@ -224,16 +230,19 @@ class Group:
     def is_on_curve(self, a) -> np.ndarray:
         a2, shape = self._pts(a)
         out = np.empty(a2.shape[0], dtype=np.bool_)
-        self._fn("vis_on_curve")(a2, out)
+        with threads_for(a2.shape[0]):
+            self._fn("vis_on_curve")(a2, out)
         return out.reshape(shape[: -len(self.coord) - 1])
 
     def is_in_subgroup(self, a) -> np.ndarray:
         """[r]P == O (P assumed on the curve)."""
         a2, shape = self._pts(a)
         tmp = np.empty((a2.shape[0], 4) + self.coord, dtype=np.uint64)
-        self._fn("vmul_order")(a2, tmp)
+        with threads_for(256 * a2.shape[0]):
+            self._fn("vmul_order")(a2, tmp)
         out = np.empty(a2.shape[0], dtype=np.bool_)
-        self._fn("vxyzz_is_zero")(tmp, out)
+        with threads_for(tmp.shape[0]):
+            self._fn("vxyzz_is_zero")(tmp, out)
         return out.reshape(shape[: -len(self.coord) - 1])
 
     def random(self, n: int, rng: np.random.Generator | None = None) -> np.ndarray:

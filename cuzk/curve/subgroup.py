@@ -123,7 +123,7 @@ def _bls12_381_source() -> str:
 
 
 BLS12_381_TEMPLATE = '''
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def g1_vendo_in_subgroup(a, out):
     """phi(P) == -[u^2]P; infinity passes."""
     for i in prange(a.shape[0]):
@@ -132,7 +132,7 @@ def g1_vendo_in_subgroup(a, out):
         rhs = g1_xyzz_neg(g1_mul_limbs(q, U_SQ))
         out[i] = g1_xyzz_eq(lhs, rhs)
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def g2_vendo_in_subgroup(a, out):
     """psi(P) == [u]P = -[|u|]P (u < 0); psi(x, y) = (conj(x) psi_x, conj(y) psi_y)."""
     for i in prange(a.shape[0]):

@@ -160,60 +160,60 @@ def field_source(f: str, P: FieldParams) -> str:
 
 
 VEC_TEMPLATE = '''
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f}_vadd(a, b, out):
     for i in prange(a.shape[0]):
         {f}_store(out, i, {f}_add({f}_load(a, i), {f}_load(b, i)))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f}_vsub(a, b, out):
     for i in prange(a.shape[0]):
         {f}_store(out, i, {f}_sub({f}_load(a, i), {f}_load(b, i)))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f}_vneg(a, out):
     for i in prange(a.shape[0]):
         {f}_store(out, i, {f}_neg({f}_load(a, i)))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f}_vmul(a, b, out):
     for i in prange(a.shape[0]):
         {f}_store(out, i, {f}_mul({f}_load(a, i), {f}_load(b, i)))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f}_vscale(a, s, out):
     k = {f}_load(s, 0)
     for i in prange(a.shape[0]):
         {f}_store(out, i, {f}_mul({f}_load(a, i), k))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f}_vsqr(a, out):
     for i in prange(a.shape[0]):
         {f}_store(out, i, {f}_sqr({f}_load(a, i)))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f}_vpow(a, e, out):
     for i in prange(a.shape[0]):
         {f}_store(out, i, {f}_pow({f}_load(a, i), e))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f}_vto_mont(a, out):
     for i in prange(a.shape[0]):
         {f}_store(out, i, {f}_to_mont({f}_load(a, i)))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f}_vfrom_mont(a, out):
     for i in prange(a.shape[0]):
         {f}_store(out, i, {f}_from_mont({f}_load(a, i)))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f}_vsqrt(a, out, ok):
     for i in prange(a.shape[0]):
         good, x = {f}_sqrt({f}_load(a, i))
         ok[i] = good
         {f}_store(out, i, x)
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f}_vinv(a, out, nchunks):
     """Batch inversion (Montgomery's trick) per chunk; zero maps to zero."""
     n = a.shape[0]
@@ -236,7 +236,7 @@ def {f}_vinv(a, out, nchunks):
                 {f}_store(out, i, {f}_mul(inv, {f}_load(out, i)))
                 inv = {f}_mul(inv, x)
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f}_vcanon_gt_half(a, out):
     """out[i] = canonical(a[i]) > (p-1)/2, the 'lexicographically largest' flag."""
     for i in prange(a.shape[0]):
@@ -346,32 +346,32 @@ def {f2}_store(arr, i, v):
     {f}_store(arr[:, 0, :], i, v[0])
     {f}_store(arr[:, 1, :], i, v[1])
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f2}_vadd(a, b, out):
     for i in prange(a.shape[0]):
         {f2}_store(out, i, {f2}_add({f2}_load(a, i), {f2}_load(b, i)))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f2}_vsub(a, b, out):
     for i in prange(a.shape[0]):
         {f2}_store(out, i, {f2}_sub({f2}_load(a, i), {f2}_load(b, i)))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f2}_vneg(a, out):
     for i in prange(a.shape[0]):
         {f2}_store(out, i, {f2}_neg({f2}_load(a, i)))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f2}_vmul(a, b, out):
     for i in prange(a.shape[0]):
         {f2}_store(out, i, {f2}_mul({f2}_load(a, i), {f2}_load(b, i)))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f2}_vsqr(a, out):
     for i in prange(a.shape[0]):
         {f2}_store(out, i, {f2}_sqr({f2}_load(a, i)))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f2}_vinv(a, out):
     for i in prange(a.shape[0]):
         x = {f2}_load(a, i)
@@ -380,12 +380,12 @@ def {f2}_vinv(a, out):
         else:
             {f2}_store(out, i, {f2}_inv(x))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f2}_vpow(a, e, out):
     for i in prange(a.shape[0]):
         {f2}_store(out, i, {f2}_pow({f2}_load(a, i), e))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {f2}_vsqrt(a, out, ok):
     for i in prange(a.shape[0]):
         good, x = {f2}_sqrt({f2}_load(a, i))

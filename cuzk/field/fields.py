@@ -14,6 +14,7 @@ import numpy as np
 
 from . import codegen
 from .jit import build_module
+from .threads import threads_for
 from .params import BLS12_381_FQ, BLS12_381_FR, BN254_FQ, BN254_FR, FieldParams
 
 # (fr params, fq params, Fq2 non-residue xi for the Fq6 tower) per curve
@@ -158,7 +159,8 @@ class PrimeField:
     def _unary(self, name, a):
         a2, shape = _as2d(a, (self.limbs,))
         out = np.empty_like(a2)
-        self._fn(name)(a2, out)
+        with threads_for(a2.shape[0]):
+            self._fn(name)(a2, out)
         return out.reshape(shape)
 
     def _binary(self, name, a, b):
@@ -171,7 +173,8 @@ class PrimeField:
             )
             shape = np.broadcast_shapes(shape, bshape)
         out = np.empty_like(a2)
-        self._fn(name)(a2, b2, out)
+        with threads_for(a2.shape[0]):
+            self._fn(name)(a2, b2, out)
         return out.reshape(shape)
 
     def add(self, a, b):
@@ -193,7 +196,8 @@ class PrimeField:
         """Batch inverse; zero maps to zero."""
         a2, shape = _as2d(a, (self.limbs,))
         out = np.empty_like(a2)
-        self._fn("vinv")(a2, out, 8 * numba.get_num_threads())
+        with threads_for(a2.shape[0]):
+            self._fn("vinv")(a2, out, 8 * numba.get_num_threads())
         return out.reshape(shape)
 
     def pow(self, a, e: int):
@@ -203,7 +207,8 @@ class PrimeField:
             dtype=np.uint64,
         )
         out = np.empty_like(a2)
-        self._fn("vpow")(a2, e_limbs, out)
+        with threads_for(a2.shape[0]):
+            self._fn("vpow")(a2, e_limbs, out)
         return out.reshape(shape)
 
     def sqrt(self, a):
@@ -213,14 +218,16 @@ class PrimeField:
         a2, shape = _as2d(a, (self.limbs,))
         out = np.empty_like(a2)
         ok = np.empty(a2.shape[0], dtype=np.bool_)
-        self._fn("vsqrt")(a2, out, ok)
+        with threads_for(a2.shape[0]):
+            self._fn("vsqrt")(a2, out, ok)
         return ok.reshape(shape[:-1]), out.reshape(shape)
 
     def lexicographically_largest(self, a) -> np.ndarray:
         """bool[...]: canonical(a) > (p-1)/2 (the zcash 'sort' flag)."""
         a2, shape = _as2d(a, (self.limbs,))
         out = np.empty(a2.shape[0], dtype=np.bool_)
-        self._fn("vcanon_gt_half")(a2, out)
+        with threads_for(a2.shape[0]):
+            self._fn("vcanon_gt_half")(a2, out)
         return out.reshape(shape[:-1])
 
 
@@ -266,7 +273,8 @@ class QuadraticField:
     def _unary(self, name, a):
         a2, shape = _as2d(a, (2, self.limbs))
         out = np.empty_like(a2)
-        self._fn(name)(a2, out)
+        with threads_for(a2.shape[0]):
+            self._fn(name)(a2, out)
         return out.reshape(shape)
 
     def _binary(self, name, a, b):
@@ -275,7 +283,8 @@ class QuadraticField:
         if bshape != shape:
             raise ValueError(f"shape mismatch {shape} vs {bshape}")
         out = np.empty_like(a2)
-        self._fn(name)(a2, b2, out)
+        with threads_for(a2.shape[0]):
+            self._fn(name)(a2, b2, out)
         return out.reshape(shape)
 
     def add(self, a, b):
@@ -303,14 +312,16 @@ class QuadraticField:
             dtype=np.uint64,
         )
         out = np.empty_like(a2)
-        self._fn("vpow")(a2, e_limbs, out)
+        with threads_for(a2.shape[0]):
+            self._fn("vpow")(a2, e_limbs, out)
         return out.reshape(shape)
 
     def sqrt(self, a):
         a2, shape = _as2d(a, (2, self.limbs))
         out = np.empty_like(a2)
         ok = np.empty(a2.shape[0], dtype=np.bool_)
-        self._fn("vsqrt")(a2, out, ok)
+        with threads_for(a2.shape[0]):
+            self._fn("vsqrt")(a2, out, ok)
         return ok.reshape(shape[:-2]), out.reshape(shape)
 
 

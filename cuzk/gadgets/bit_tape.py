@@ -152,7 +152,7 @@ def _lit(lit, inp, aux):
     return v ^ np.uint8(lit & 1)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def _run(ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_const, inputs, external, out):
     n = inputs.shape[0]
     m = ops.shape[0]
@@ -192,7 +192,7 @@ def bits_to_montgomery(bits: np.ndarray, fr) -> np.ndarray:
     return out
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def _bits_to_mont(bits, one, out):
     for i in prange(bits.shape[0]):
         if bits[i]:

@@ -29,7 +29,7 @@ def {g}_fb_build(base, out):
         for _ in range(8):
             b = {g}_xyzz_dbl(b)
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def {g}_fb_mul(table, scalars, out):
     """out[i] = [scalars[i]] base; scalars canonical uint64[n, 4]."""
     for i in prange(scalars.shape[0]):

@@ -15,6 +15,7 @@ import numpy as np
 
 from cuzk.field.fields import field_kernels, fields_of
 from cuzk.field.jit import build_module
+from cuzk.field.threads import threads_for
 
 NTT_TEMPLATE = '''
 @njit(cache=True)
@@ -25,7 +26,7 @@ def _bitrev(x, log_n):
         x >>= 1
     return j
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def bitreverse_copy(src, dst, log_n):
     for i in prange(src.shape[0]):
         j = _bitrev(i, log_n)
@@ -39,7 +40,7 @@ def _butterfly(a, i, j, w):
     fr_store(a, i, fr_add(u, v))
     fr_store(a, j, fr_sub(u, v))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def stages_blocked(a, tw, log_n, log_block):
     """All stages with half-span < 2^log_block, one block of 2^log_block at a time."""
     n = a.shape[0]
@@ -55,7 +56,7 @@ def stages_blocked(a, tw, log_n, log_block):
                     _butterfly(a, start + j, start + j + half, fr_load(tw, j * step))
             half *= 2
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def stage(a, tw, half):
     """One stage: n/2 butterflies of span `half`, parallel over butterflies."""
     n = a.shape[0]
@@ -66,7 +67,7 @@ def stage(a, tw, half):
         i = blk * 2 * half + j
         _butterfly(a, i, i + half, fr_load(tw, j * step))
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def powers(base, out, nchunks):
     """out[i] = base^i (Montgomery), chunked so each thread starts with one pow."""
     n = out.shape[0]
@@ -81,7 +82,7 @@ def powers(base, out, nchunks):
             fr_store(out, i, acc)
             acc = fr_mul(acc, b)
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def scale_by_powers(a, base, scale, nchunks):
     """a[i] *= scale * base^i in place."""
     n = a.shape[0]
@@ -97,7 +98,7 @@ def scale_by_powers(a, base, scale, nchunks):
             fr_store(a, i, fr_mul(fr_load(a, i), acc))
             acc = fr_mul(acc, b)
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def scale(a, s):
     k = fr_load(s, 0)
     for i in prange(a.shape[0]):
@@ -150,6 +151,11 @@ def ntt(curve: str, values: np.ndarray, inverse: bool = False, coset: int | None
     log_n = _log2(n)
     if log_n > fr.params.two_adicity:
         raise ValueError(f"NTT size 2^{log_n} exceeds the field's two-adicity {fr.params.two_adicity}")
+    with threads_for(n):
+        return _ntt(curve, fr, k, values, n, log_n, inverse, coset)
+
+
+def _ntt(curve, fr, k, values, n, log_n, inverse, coset):
     batch = values.reshape(-1, n, 4)
     out = np.empty_like(batch)
     tw = twiddles(curve, log_n, inverse)

@@ -91,7 +91,7 @@ def _permute_one(st, tmp, rc, mds, first_mds, prc, b00, row, col, R_F, R_P, allo
             _mix(st, mds, tmp)
     return pos
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def poseidon_permute(states, rc, mds, first_mds, prc, b00, row, col, R_F, R_P):
     """In place: states uint64[N, t, 4] Montgomery."""
     t = states.shape[1]
@@ -101,7 +101,7 @@ def poseidon_permute(states, rc, mds, first_mds, prc, b00, row, col, R_F, R_P):
         tmp = np.empty_like(st)
         _permute_one(st, tmp, rc, mds, first_mds, prc, b00, row, col, R_F, R_P, alloc, tmp)
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def poseidon_witness(states, rc, mds, first_mds, prc, b00, row, col, R_F, R_P, alloc, aux):
     """The permutation, also writing each allocated S-box's (x^2, x^4, x^5)
     and finally state[0] into aux[k] in the gadget's allocation order.
