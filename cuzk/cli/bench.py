@@ -22,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     from cuzk.cli.bench_daemon import register_daemon_bench
 
     register_daemon_bench(bsub)
+    from cuzk.cli.bench_synth import register_synth; register_synth(bsub)  # noqa: E702
 
 
 def _kernels(args) -> int:

@@ -1,10 +1,14 @@
 """`cuzk circuit info|compile`: inspect and compile circuits.
 
     cuzk circuit info --r1cs FILE [--wtns FILE]     (or --pce FILE)
+    cuzk circuit info --kind K --preset P [--vanilla FILE | --seed S] [--partition I]
     cuzk circuit compile --r1cs FILE --out FILE.pce
 
 info prints the curve, counts and nonzeros; with a witness it checks it:
-exit 0 when satisfied, 1 when not (naming the first failing constraint).
+exit 0 when satisfied, 1 when not (naming the first failing constraint),
+and prints the fractions of 0, 1 and other values in the aux assignment.
+With --kind, the circuit is a workload model (cuzk.circuits) and the
+witness comes from a generated (or given) vanilla proof.
 """
 
 from __future__ import annotations
@@ -24,6 +28,11 @@ def register(subparsers) -> None:
     src = info.add_mutually_exclusive_group(required=True)
     src.add_argument("--r1cs", help="circom .r1cs file")
     src.add_argument("--pce", help="compiled circuit (.pce) file")
+    src.add_argument("--kind", help="workload circuit kind (cuzk.circuits), e.g. porep-c2-like")
+    info.add_argument("--preset", default="tiny", help="with --kind: preset (default tiny)")
+    info.add_argument("--vanilla", help="with --kind: vanilla-proof file (default: generate one)")
+    info.add_argument("--seed", type=int, default=1, help="with --kind: generator seed (default 1)")
+    info.add_argument("--partition", type=int, default=0, help="with --kind: partition to check (default 0)")
     info.add_argument("--wtns", help="circom .wtns witness to check (with --r1cs)")
     info.add_argument("--verify", action="store_true", help="with --pce: check every section (checksums, hash)")
     info.set_defaults(func=cmd_info)
@@ -53,14 +62,19 @@ def cmd_info(args: argparse.Namespace) -> int:
     if args.wtns and not args.r1cs:
         raise CuzkError("--wtns needs --r1cs")
     t0 = time.perf_counter()
+    w = None
     if args.r1cs:
         r1cs = _guard(read_r1cs, args.r1cs)
         cc = r1cs.circuit
+    elif args.kind:
+        r1cs = None
+        cc, w = _workload(args)
     else:
         r1cs = None
         cc = _guard(CompiledCircuit.load, args.pce, verify=args.verify)
     load_s = time.perf_counter() - t0
-    w = witness_for(r1cs, _guard(read_wtns, args.wtns)) if args.wtns else None
+    if args.wtns:
+        w = witness_for(r1cs, _guard(read_wtns, args.wtns))
 
     out = sys.stdout.write
     out(f"curve: {cc.curve}\n")
@@ -94,6 +108,26 @@ def cmd_info(args: argparse.Namespace) -> int:
     what = f"constraint {bad}" if bad < cc.num_constraints else f"input row {bad - cc.num_constraints}"
     out(f"satisfied: no (first failing: {what})\n")
     return 1
+
+
+def _workload(args):
+    """(compiled circuit, witness of one partition) of a workload kind."""
+    from cuzk.circuits import get_kind
+
+    kind = get_kind(args.kind)
+    cc = kind.compile(args.preset)
+    if args.vanilla:
+        from pathlib import Path
+
+        vanilla = _guard(Path(args.vanilla).read_bytes)
+    else:
+        vanilla = kind.generate_vanilla(args.preset, args.seed)
+    if not 0 <= args.partition < kind.partitions:
+        raise CuzkError(f"--partition: {kind.name} has partitions 0..{kind.partitions - 1}")
+    w, _ = kind.witness(args.preset, vanilla, args.partition)
+    sys.stdout.write(f"circuit: {kind.circuit_id(args.preset)} ({kind.proof_kind}, {kind.partitions} partition(s); "
+                     f"a model, not the Filecoin circuit), partition {args.partition}\n")
+    return cc, w
 
 
 def cmd_compile(args: argparse.Namespace) -> int:

@@ -1,0 +1,45 @@
+"""Filecoin-shaped workload circuits: models of PoRep C2, WinningPoSt,
+WindowPoSt and SnapDeals partitions, with their vanilla-proof inputs.
+
+These are MODELS, faithful in structure and scale, not bit-compatible
+Filecoin circuits (own Poseidon parameters, graph and encodings; see
+README_SECTION.md for the shapes and counts and what differs).
+
+Engine API (everything the engine needs, per kind and preset):
+
+    from cuzk.circuits import get_kind, preset_for, KINDS
+    kind = get_kind("porep-c2-like")      # or get_kind("POREP_SEAL_COMMIT")
+    kind.proof_kind          # gRPC ProofKind name: POREP_SEAL_COMMIT, WINNING_POST,
+                             #   WINDOW_POST_PARTITION, SNAP_DEALS_UPDATE
+    kind.default_priority    # gRPC Priority name: NORMAL / CRITICAL / HIGH / NORMAL
+    kind.batchable           # porep, snap: True; PoSt: False
+    kind.partitions          # Groth16 proofs per job: 10 / 1 / 1 / 16
+    kind.curve               # "bls12_381"
+    kind.circuit_id(preset)  # "porep-c2-like-medium"
+    preset = preset_for(sector_size=..., registered_proof=...)   # tiny|small|medium|32g
+    cc = kind.compile(preset)                # CompiledCircuit, cached in memory and on
+                                             #   disk (<cuzk cache>/circuits/*.pce)
+    parsed = kind.parse(preset, vanilla)     # decode + check once per job (FormatError)
+    w, public = kind.witness(preset, parsed, p)   # partition p: Montgomery w, public ints
+    a, b, c = cuzk.r1cs.evaluate(cc, w)      # the SpMV half of synthesis
+    kind.witnesses(preset, vanilla)          # [(w, public)] for every partition
+    kind.public_inputs(preset, vanilla)      # [[int]] per partition, no witness work
+    kind.generate_vanilla(preset, seed)      # bytes (`cuzk bench gen-vanilla`)
+    kind.counts(preset)                      # sizes without building (also large, 32g)
+
+Presets: tiny, small, medium, large, 32g (`PRESET_SHAPES`). large and 32g
+are for capacity planning and big machines: their counts and vanilla
+proofs are cheap, building their circuits is not.
+
+Modules: kinds (registry, presets, compile cache), porep / porep_vanilla,
+post, snap (circuits and their inputs), counts (analytic sizes),
+wiring (stamping in any constraint-system mode), bit_templates /
+field_templates (the stamped building blocks), sdr (graph, labels),
+trees / sparse_tree (Merkle trees for the generators), vanilla (the
+container format), fr_bytes (node encodings).
+"""
+
+from .kinds import CIRCUITS_VERSION, KINDS, PRESET_SHAPES, PRESETS, CircuitKind, UnknownKind, Vanilla, get_kind, preset_for
+
+__all__ = ["CIRCUITS_VERSION", "KINDS", "PRESET_SHAPES", "PRESETS", "CircuitKind", "UnknownKind", "Vanilla",
+           "get_kind", "preset_for"]

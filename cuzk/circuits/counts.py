@@ -1,0 +1,136 @@
+"""Constraint, variable and input counts per partition, without building the circuit.
+
+Each kind is a fixed composition of templates, so its size is a sum over
+components of (instances x template size). The formulas below are written
+independently of the wiring code (tests compare them with built circuits
+for tiny, small and medium); template sizes come from recording the
+templates themselves (at most ~46K constraints each, about a second), so
+the counts of `large` and `32g` cost no more than those of `tiny`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import bit_templates as bt
+from . import field_templates as ft
+from .fr_bytes import CURVE
+from .porep import PorepShape
+from .post import PostShape
+from .snap import PARTITION_BITS, SnapShape
+
+
+@dataclass(frozen=True)
+class Component:
+    name: str
+    instances: int
+    constraints: int  # each
+    aux: int  # each
+
+    @property
+    def total_constraints(self) -> int:
+        return self.instances * self.constraints
+
+
+@dataclass(frozen=True)
+class Counts:
+    constraints: int  # the circuit's own rows
+    aux: int
+    inputs: int  # ONE included
+    components: tuple[Component, ...]
+
+    @property
+    def rows(self) -> int:
+        """Rows the prover evaluates: constraints plus one per input."""
+        return self.constraints + self.inputs
+
+    @property
+    def domain_log2(self) -> int:
+        return max(0, (self.rows - 1).bit_length())
+
+    def as_dict(self) -> dict:
+        return {"constraints": self.constraints, "aux": self.aux, "inputs": self.inputs, "rows": self.rows,
+                "domain_log2": self.domain_log2,
+                "components": [{"name": c.name, "instances": c.instances, "constraints": c.constraints,
+                                "aux": c.aux} for c in self.components]}
+
+
+def _t(name: str, instances: int, gadget) -> Component:
+    return Component(name, instances, gadget.num_constraints, gadget.num_aux)
+
+
+def _raw(name: str, instances: int, constraints: int, aux: int) -> Component:
+    return Component(name, instances, constraints, aux)
+
+
+def _total(inputs: int, parts: list[Component]) -> Counts:
+    parts = [c for c in parts if c.instances]
+    return Counts(sum(c.instances * c.constraints for c in parts), sum(c.instances * c.aux for c in parts),
+                  inputs, tuple(parts))
+
+
+def porep(shape: PorepShape, curve: str = CURVE) -> Counts:
+    C, D, L, n, d = shape.challenges, shape.degree, shape.layers, shape.nodes_log2, shape.tree_depth
+    Db, De = shape.base_degree, shape.expansion_degree
+    cols = C * (1 + D)
+    full, tail, msg_bits = shape.label_blocks()
+    return _total(1 + shape.num_public_inputs, [
+        _raw("zero variable", 1, 1, 1),
+        _raw("comm_c, comm_r_last", 1, 0, 2),
+        _t("comm_r = Poseidon(comm_c, comm_r_last)", 1, ft.poseidon2(curve)),
+        _t("comm_r check", 1, ft.equal(curve)),
+        _t("replica_id bits", 1, bt.decompose_node(curve)),
+        _t("node index bits", cols, bt.decompose_index(curve, n)),
+        _t("columns (Poseidon arity L)", cols, ft.column(curve, L)),
+        _raw("replica leaves", 1, 0, C),
+        _t("tree_c / tree_r_last levels (Poseidon arity 8)", (cols + C) * d, ft.poseidon_level(curve, 8).gadget),
+        _t("tree root checks", cols + C, ft.equal(curve)),
+        _t("encoding (data bits)", C, bt.porep_encode(curve)),
+        _t("comm_d levels (SHA-256)", C * n, bt.sha_level(curve)),
+        _t("comm_d checks", C, bt.pack_equal(curve)),
+        _t("parent label bits", C * (Db * L + De * (L - 1)), bt.decompose_node(curve)),
+        _t("label: first block", C * L, bt.sha_first(curve)),
+        _t("label: parent blocks", C * L * full, bt.compression(curve)),
+        _t("label: last block", C * L, bt.sha_final(curve, tail, msg_bits)),
+        _t("label checks", C * L, bt.pack_equal(curve)),
+    ])
+
+
+def post(shape: PostShape, curve: str = CURVE) -> Counts:
+    S, K, n, d = shape.sectors, shape.challenges, shape.nodes_log2, shape.tree_depth
+    return _total(1 + shape.num_public_inputs, [
+        _raw("comm_c, comm_r_last", S, 0, 2),
+        _t("comm_r = Poseidon(comm_c, comm_r_last)", S, ft.poseidon2(curve)),
+        _t("comm_r checks", S, ft.equal(curve)),
+        _t("challenge index bits", S * K, bt.decompose_index(curve, n)),
+        _raw("replica leaves", S * K, 0, 1),
+        _t("tree_r_last levels (Poseidon arity 8)", S * K * d, ft.poseidon_level(curve, 8).gadget),
+        _t("root checks", S * K, ft.equal(curve)),
+    ])
+
+
+def snap(shape: SnapShape, curve: str = CURVE) -> Counts:
+    C, a, m, t, d = shape.challenges, shape.apex_bits, shape.local_bits, shape.path_levels, shape.tree_depth
+    A = 1 << a
+    apex = (_t("apex selection", C, ft.apex_select(curve, a).gadget) if a
+            else _t("apex checks", C, bt.pack_equal(curve)))
+    return _total(1 + shape.num_public_inputs, [
+        _raw("comm_c, comm_r_last_old/new", 1, 0, 3),
+        _t("comm_r_old/new = Poseidon(comm_c, .)", 2, ft.poseidon2(curve)),
+        _t("comm_r checks", 2, ft.equal(curve)),
+        _t("phi = Poseidon(comm_d_new, comm_r_old)", 1, ft.poseidon2(curve)),
+        _t("partition index bits", 1, bt.decompose_index(curve, PARTITION_BITS)),
+        _t("challenge index bits", C, bt.decompose_index(curve, m)),
+        _raw("apex leaves", 1, 0, A),
+        _t("apex leaf bits", A, bt.decompose_node(curve)),
+        _t("apex tree (SHA-256)", A - 1, bt.sha_pair(curve)),
+        _t("partition path (SHA-256)", PARTITION_BITS, bt.sha_level(curve)),
+        _t("comm_d_new check", 1, bt.pack_equal(curve)),
+        _t("data leaf bits", C, bt.free_bits(curve, bt.NODE_BITS)),
+        _t("data path levels (SHA-256)", C * t, bt.sha_level(curve)),
+        apex,
+        _raw("old/new replica leaves", 2 * C, 0, 1),
+        _t("tree_r_last old/new levels (Poseidon arity 8)", 2 * C * d, ft.poseidon_level(curve, 8).gadget),
+        _t("root checks", 2 * C, ft.equal(curve)),
+        _t("encoding: rho = Poseidon(phi, high), data * rho", C, ft.rho_encode(curve, shape.high_bits)),
+    ])

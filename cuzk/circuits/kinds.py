@@ -1,0 +1,256 @@
+"""The four workload kinds, their presets, and what the engine calls on them.
+
+A `CircuitKind` ties a circuit module (`porep`, `post`, `snap`) to its
+presets (shapes), its gRPC proof kind, default priority, batchability and
+partition count. Compiled circuits are cached in memory and on disk under
+`<cuzk cache>/circuits/` keyed by (kind, preset, shape, CIRCUITS_VERSION).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from cuzk.errors import CuzkError, FormatError
+
+from . import counts as counts_mod
+from . import porep, porep_vanilla, post, snap
+from .fr_bytes import CURVE, ints
+from .porep import PorepShape
+from .post import PostShape
+from .snap import SnapShape
+
+CIRCUITS_VERSION = 1  # bump when any circuit's wiring changes (invalidates cached .pce files)
+PRESETS = ("tiny", "small", "medium", "large", "32g")
+
+PRESET_SHAPES: dict[str, dict[str, Any]] = {
+    "porep-c2-like": {
+        "tiny": PorepShape(nodes_log2=3, layers=2, challenges=1, base_degree=1, expansion_degree=0, hashed_parents=1),
+        "small": PorepShape(nodes_log2=3, layers=2, challenges=1, base_degree=1, expansion_degree=1, hashed_parents=2),
+        "medium": PorepShape(nodes_log2=6, layers=2, challenges=2, base_degree=2, expansion_degree=2,
+                             hashed_parents=4),
+        "large": PorepShape(nodes_log2=18, layers=4, challenges=9, base_degree=6, expansion_degree=8,
+                            hashed_parents=14),
+        "32g": PorepShape(nodes_log2=30, layers=11, challenges=18, base_degree=6, expansion_degree=8,
+                          hashed_parents=37),
+    },
+    "winning-post-like": {
+        "tiny": PostShape(nodes_log2=3, sectors=1, challenges=2),
+        "small": PostShape(nodes_log2=6, sectors=1, challenges=66),
+        "medium": PostShape(nodes_log2=18, sectors=1, challenges=66),
+        "large": PostShape(nodes_log2=24, sectors=1, challenges=66),
+        "32g": PostShape(nodes_log2=30, sectors=1, challenges=66),
+    },
+    "window-post-like": {
+        "tiny": PostShape(nodes_log2=3, sectors=2, challenges=3),
+        "small": PostShape(nodes_log2=9, sectors=4, challenges=10),
+        "medium": PostShape(nodes_log2=15, sectors=48, challenges=10),
+        "large": PostShape(nodes_log2=24, sectors=480, challenges=10),
+        "32g": PostShape(nodes_log2=30, sectors=2349, challenges=10),
+    },
+    "snap-like": {
+        "tiny": SnapShape(nodes_log2=6, challenges=1, apex_bits=1, high_bits=2),
+        "small": SnapShape(nodes_log2=6, challenges=2, apex_bits=1, high_bits=2),
+        "medium": SnapShape(nodes_log2=9, challenges=4, apex_bits=3, high_bits=3),
+        "large": SnapShape(nodes_log2=27, challenges=17, apex_bits=6, high_bits=6),
+        "32g": SnapShape(nodes_log2=30, challenges=86, apex_bits=7, high_bits=7),
+    },
+}
+
+# Filecoin sector sizes -> presets (64 GiB has no shape of its own: the 32 GiB one)
+SECTOR_SIZE_PRESETS = {2 << 10: "tiny", 8 << 20: "small", 512 << 20: "medium", 32 << 30: "32g", 64 << 30: "32g"}
+# registered_proof % 5 -> sector size index (2K, 8M, 512M, 32G, 64G); holds for seal (V1, V1_1, ...),
+# winning (0-4), window (5-9, 10-14) and update (0-4) numbering
+SIZE_INDEX_PRESETS = ("tiny", "small", "medium", "32g", "32g")
+
+
+class UnknownKind(CuzkError):
+    pass
+
+
+@dataclass(frozen=True)
+class Vanilla:
+    """A decoded vanilla proof: the container's arrays (views into the bytes)."""
+
+    kind: str
+    preset: str
+    arrays: dict
+
+    def copy(self) -> "Vanilla":
+        """A writable deep copy (to build altered inputs in tests)."""
+        return Vanilla(self.kind, self.preset, {k: np.array(v) for k, v in self.arrays.items()})
+
+
+@dataclass(frozen=True, eq=False)
+class CircuitKind:
+    name: str
+    proof_kind: str  # gRPC ProofKind enum name
+    default_priority: str  # gRPC Priority enum name
+    batchable: bool
+    partitions: int
+    description: str
+    _synthesize: Callable
+    _counts: Callable
+    _generate: Callable  # (shape, seed, preset) -> bytes
+    _decode: Callable  # (shape, preset, data) -> arrays
+    _partition: Callable  # (arrays, p) -> partition inputs
+
+    curve = CURVE
+
+    # ---- shapes -------------------------------------------------------------
+    @property
+    def presets(self) -> tuple[str, ...]:
+        return PRESETS
+
+    def shape(self, preset: str):
+        try:
+            return PRESET_SHAPES[self.name][preset]
+        except KeyError:
+            raise UnknownKind(f"{self.name}: unknown preset {preset!r} (have {', '.join(PRESETS)})") from None
+
+    def circuit_id(self, preset: str) -> str:
+        return f"{self.name}-{preset}"
+
+    def counts(self, preset: str) -> counts_mod.Counts:
+        """Per-partition sizes, computed without building the circuit."""
+        return self._counts(self.shape(preset))
+
+    # ---- circuit ------------------------------------------------------------------
+    def synthesize(self, cs, preset: str, inputs=None) -> None:
+        """One partition into `cs` (any mode; `inputs` = `partition_inputs(...)` for witness modes)."""
+        self._synthesize(cs, self.shape(preset), inputs)
+
+    def compile(self, preset: str):
+        """The partition circuit (cached in memory and on disk)."""
+        return _compiled(self.name, preset)
+
+    def cache_path(self, preset: str) -> Path:
+        from cuzk.field.jit import cache_dir
+
+        shape = dataclasses.asdict(self.shape(preset))
+        tag = hashlib.sha256(repr((self.name, sorted(shape.items()), CIRCUITS_VERSION)).encode()).hexdigest()[:12]
+        return cache_dir().parent / "circuits" / f"{self.name}-{preset}-v{CIRCUITS_VERSION}-{tag}.pce"
+
+    # ---- vanilla proofs -----------------------------------------------------------
+    def generate_vanilla(self, preset: str, seed: int | None = None) -> bytes:
+        """A valid vanilla proof from random sector data (seed None: fresh randomness)."""
+        if seed is None:
+            seed = int.from_bytes(np.random.default_rng().bytes(8), "little")
+        return self._generate(self.shape(preset), int(seed), preset)
+
+    def parse(self, preset: str, vanilla) -> Vanilla:
+        """Decode and check a container made for this kind and preset (FormatError if not)."""
+        if isinstance(vanilla, Vanilla):
+            return vanilla
+        return Vanilla(self.name, preset, self._decode(self.shape(preset), preset, vanilla))
+
+    def partition_inputs(self, preset: str, vanilla, p: int):
+        if not 0 <= p < self.partitions:
+            raise ValueError(f"{self.name}: partition {p} out of range (0..{self.partitions - 1})")
+        parsed = self.parse(preset, vanilla)
+        return self._partition(parsed.arrays, p)
+
+    def public_inputs(self, preset: str, vanilla) -> list[list[int]]:
+        """Per partition, the public inputs (ONE excluded) a verifier needs."""
+        parsed = self.parse(preset, vanilla)
+        try:
+            return [ints(self._partition(parsed.arrays, p).public_values()) for p in range(self.partitions)]
+        except ValueError as exc:
+            raise FormatError(f"vanilla proof for {self.circuit_id(preset)}: {exc}") from None
+
+    def witness(self, preset: str, vanilla, p: int) -> tuple[np.ndarray, list[int]]:
+        """(w, public inputs) of partition p: w = [1, inputs..., aux...] Montgomery."""
+        from cuzk.r1cs import WitnessCS
+
+        inputs = self.partition_inputs(preset, vanilla, p)
+        cs = WitnessCS(CURVE)
+        try:
+            self._synthesize(cs, self.shape(preset), inputs)
+        except ValueError as exc:  # a value that is not a field element
+            raise FormatError(f"vanilla proof for {self.circuit_id(preset)}: partition {p}: {exc}") from None
+        w = cs.witness()
+        return w, ints(w[1 : cs.num_inputs])
+
+    def witnesses(self, preset: str, vanilla) -> list[tuple[np.ndarray, list[int]]]:
+        parsed = self.parse(preset, vanilla)
+        return [self.witness(preset, parsed, p) for p in range(self.partitions)]
+
+
+KINDS: dict[str, CircuitKind] = {
+    "porep-c2-like": CircuitKind(
+        "porep-c2-like", "POREP_SEAL_COMMIT", "NORMAL", True, 10,
+        "PoRep C2 partition: SHA-256 comm_d paths, SDR-like labeling, Poseidon columns and trees",
+        porep.synthesize, counts_mod.porep, porep_vanilla.generate, porep_vanilla.decode, porep_vanilla.partition),
+    "winning-post-like": CircuitKind(
+        "winning-post-like", "WINNING_POST", "CRITICAL", False, 1,
+        "WinningPoSt: one sector, 66 challenged leaves in tree_r_last, comm_r relation",
+        post.synthesize, counts_mod.post,
+        lambda shape, seed, preset: post.generate("winning-post-like", shape, seed, preset),
+        lambda shape, preset, data: post.decode("winning-post-like", shape, preset, data), post.partition),
+    "window-post-like": CircuitKind(
+        "window-post-like", "WINDOW_POST_PARTITION", "HIGH", False, 1,
+        "WindowPoSt partition: many sectors, 10 challenged leaves each, comm_r relations",
+        post.synthesize, counts_mod.post,
+        lambda shape, seed, preset: post.generate("window-post-like", shape, seed, preset),
+        lambda shape, preset, data: post.decode("window-post-like", shape, preset, data), post.partition),
+    "snap-like": CircuitKind(
+        "snap-like", "SNAP_DEALS_UPDATE", "NORMAL", True, 16,
+        "SnapDeals partition: SHA-256 data paths to apex leaves, old/new Poseidon replica paths, rho encoding",
+        snap.synthesize, counts_mod.snap, snap.generate, snap.decode, snap.partition),
+}
+
+_BY_PROOF_KIND = {k.proof_kind: k for k in KINDS.values()}
+
+
+def get_kind(name: str) -> CircuitKind:
+    """A kind by name ('porep-c2-like', ...) or gRPC proof kind name ('POREP_SEAL_COMMIT', ...)."""
+    kind = KINDS.get(name) or _BY_PROOF_KIND.get(str(name).upper())
+    if kind is None:
+        raise UnknownKind(f"unknown circuit kind {name!r} (have {', '.join(KINDS)})")
+    return kind
+
+
+def preset_for(sector_size: int = 0, registered_proof: int | None = None, default: str = "tiny") -> str:
+    """The preset for a request: by sector_size (bytes) when it is a Filecoin
+    size, else by registered_proof (its size index, % 5), else `default`."""
+    if sector_size:
+        preset = SECTOR_SIZE_PRESETS.get(int(sector_size))
+        if preset is None:
+            raise UnknownKind(f"no preset for sector size {sector_size} "
+                              f"(have {', '.join(str(s) for s in SECTOR_SIZE_PRESETS)})")
+        return preset
+    if registered_proof is not None and registered_proof >= 0:
+        return SIZE_INDEX_PRESETS[int(registered_proof) % 5]
+    return default
+
+
+# ---- compile cache -------------------------------------------------------------------
+
+_compile_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(name: str, preset: str):
+    from cuzk.r1cs import CompiledCircuit, RecordingCS
+
+    kind = get_kind(name)
+    path = kind.cache_path(preset)
+    with _compile_lock:
+        if path.exists():
+            try:
+                return CompiledCircuit.load(path)
+            except (FormatError, OSError, ValueError):
+                pass  # a damaged cache file: rebuild it
+        cs = RecordingCS(CURVE)
+        kind.synthesize(cs, preset)
+        cc = cs.compile()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cc.save(path)
+        return cc

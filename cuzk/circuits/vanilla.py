@@ -1,0 +1,117 @@
+"""The vanilla-proof container: what SubmitProof's `vanilla_proof` carries for
+our circuit kinds (`cuzk bench gen-vanilla` writes it).
+
+Layout (all integers little-endian):
+
+    offset  size  field
+         0     8  magic b"CUZKVAN1"
+         8     4  header length H (u32)
+        12     H  header: UTF-8 JSON object
+                    kind, preset, curve, version: strings / int
+                    shape: the kind's shape parameters (checked on decode)
+                    seed: generator seed (hex), informational
+                    arrays: [{"name", "dtype", "shape", "offset"}, ...]
+          ...     arrays, raw C-order bytes, each at its `offset` from the
+                  start of the container, 8-byte aligned
+
+dtypes are "u1" (bytes: every field element and tree node is its 32-byte
+little-endian encoding, the last axis of length 32) and "<u8" (node
+indices). Which arrays a kind carries, with their shapes, is documented in
+its module (`porep`, `post`, `snap`) and in README_SECTION.md. Decoding maps
+the arrays in place (no copy) and checks names, dtypes and shapes against
+what the circuit expects, raising FormatError otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import numpy as np
+
+from cuzk.errors import FormatError
+
+MAGIC = b"CUZKVAN1"
+VERSION = 1
+_HEAD = struct.Struct("<8sI")
+_DTYPES = {"u1": np.uint8, "<u8": np.uint64}
+
+
+def encode(kind: str, preset: str, shape: dict, arrays: dict[str, np.ndarray], seed: str = "") -> bytes:
+    metas = []
+    offset = 0
+    blobs = []
+    for name, arr in arrays.items():
+        arr = np.ascontiguousarray(arr)
+        code = "u1" if arr.dtype == np.uint8 else "<u8"
+        arr = arr.astype(_DTYPES[code], copy=False)
+        metas.append({"name": name, "dtype": code, "shape": list(arr.shape), "offset": offset})
+        blobs.append(arr.tobytes())
+        offset += (len(blobs[-1]) + 7) // 8 * 8
+    header = {"kind": kind, "preset": preset, "curve": "bls12_381", "version": VERSION, "shape": shape,
+              "seed": seed, "arrays": metas}
+    hjson = json.dumps(header, separators=(",", ":")).encode()
+    start = (_HEAD.size + len(hjson) + 7) // 8 * 8
+    hjson += b" " * (start - _HEAD.size - len(hjson))
+    out = bytearray(start + offset)
+    out[: _HEAD.size] = _HEAD.pack(MAGIC, len(hjson))
+    out[_HEAD.size : start] = hjson
+    for meta, blob in zip(metas, blobs):
+        o = start + meta["offset"]
+        out[o : o + len(blob)] = blob
+    return bytes(out)
+
+
+def decode(data: bytes, kind: str, preset: str, shape: dict, expected: dict[str, tuple]) -> dict[str, np.ndarray]:
+    """The arrays of a container made for (kind, preset, shape); `expected`
+    maps each array name to its shape (dtype u1 unless the name is listed
+    with a trailing dtype: {"challenges": ((P, C), "<u8")})."""
+    where = f"vanilla proof for {kind}-{preset}"
+    buf = memoryview(data)
+    if len(buf) < _HEAD.size:
+        raise FormatError(f"{where}: {len(buf)} bytes is too short for the header")
+    magic, hlen = _HEAD.unpack_from(buf)
+    if magic != MAGIC:
+        raise FormatError(f"{where}: bad magic {bytes(magic)!r} (expected {MAGIC!r}; make inputs with "
+                          "`cuzk bench gen-vanilla`)")
+    if _HEAD.size + hlen > len(buf):
+        raise FormatError(f"{where}: header runs past the end")
+    try:
+        header = json.loads(bytes(buf[_HEAD.size : _HEAD.size + hlen]))
+    except ValueError as exc:
+        raise FormatError(f"{where}: header is not JSON ({exc})") from None
+    if header.get("version") != VERSION:
+        raise FormatError(f"{where}: unsupported version {header.get('version')!r}")
+    if header.get("kind") != kind:
+        raise FormatError(f"{where}: made for kind {header.get('kind')!r}")
+    if header.get("shape") != shape:
+        raise FormatError(f"{where}: made for shape {header.get('shape')} (preset {header.get('preset')!r}), "
+                          f"the circuit has {shape}")
+    start = (_HEAD.size + hlen + 7) // 8 * 8
+    metas = {m.get("name"): m for m in header.get("arrays", [])}
+    out = {}
+    for name, spec in expected.items():
+        want_shape, want_dtype = spec if len(spec) == 2 and isinstance(spec[1], str) else (spec, "u1")
+        m = metas.get(name)
+        if m is None:
+            raise FormatError(f"{where}: array {name!r} is missing")
+        if m.get("dtype") != want_dtype or tuple(m.get("shape", ())) != tuple(want_shape):
+            raise FormatError(f"{where}: array {name!r} is {m.get('dtype')}{m.get('shape')}, "
+                              f"expected {want_dtype}{list(want_shape)}")
+        dtype = np.dtype(_DTYPES[want_dtype])
+        count = int(np.prod(want_shape))
+        o = start + int(m.get("offset", -1))
+        if o < start or o % 8 or o + count * dtype.itemsize > len(buf):
+            raise FormatError(f"{where}: array {name!r} lies outside the container")
+        out[name] = np.frombuffer(buf, dtype=dtype, count=count, offset=o).reshape(want_shape)
+    return out
+
+
+def peek(data: bytes) -> dict:
+    """The header of a container (kind, preset, shape, arrays), unchecked."""
+    if len(data) < _HEAD.size:
+        raise FormatError("vanilla proof: too short")
+    magic, hlen = _HEAD.unpack_from(data)
+    if magic != MAGIC:
+        raise FormatError(f"vanilla proof: bad magic {bytes(magic)!r}")
+    return json.loads(bytes(data[_HEAD.size : _HEAD.size + hlen]))

@@ -1,0 +1,251 @@
+"""Composition of stamped templates, the same code in every constraint-system mode.
+
+A circuit here is a sequence of `Synth` calls, each stamping one template
+for N instances at once. Wires travel as arrays: `Bits` (variable codes
+int64[..., k] and, in witness mode, their bits uint8[..., k]) and `Nums`
+(codes int64[...] and Montgomery values uint64[..., 4]). When the
+constraint system records only, values are None and no witness work runs;
+when it needs values, each call computes its template's aux assignment for
+all N instances (bit tape or numba kernel) before stamping. So recording and
+witness generation allocate in the same order by construction.
+
+Witness kernels parallelize over instances; with few instances per thread
+a parallel region costs more than it gains (and stalls for a whole time
+slice when a worker is descheduled on a busy machine), so `kernels(n)` runs
+such calls on the calling thread. Parallelism across partitions is the
+engine's (one synthesis worker per core).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from cuzk.gadgets import bit_tape
+from cuzk.r1cs import ONE
+
+from . import bit_templates as bt
+from . import field_templates as ft
+from .fr_bytes import KEPT, fr
+
+MIN_INSTANCES_PER_THREAD = 8
+
+
+@contextlib.contextmanager
+def kernels(instances: int):
+    """Run the witness kernels of `instances` instances on one thread unless
+    every kernel thread gets at least MIN_INSTANCES_PER_THREAD of them."""
+    import numba
+
+    threads = numba.get_num_threads()
+    if threads == 1 or instances >= MIN_INSTANCES_PER_THREAD * threads:
+        yield
+        return
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(threads)
+
+
+
+@dataclass
+class Bits:
+    vars: np.ndarray  # int64[..., k]
+    vals: np.ndarray | None  # uint8[..., k]
+
+    def __getitem__(self, idx) -> "Bits":
+        return Bits(self.vars[idx], None if self.vals is None else self.vals[idx])
+
+    def reshape(self, *shape) -> "Bits":
+        return Bits(self.vars.reshape(*shape), None if self.vals is None else self.vals.reshape(*shape))
+
+
+@dataclass
+class Nums:
+    vars: np.ndarray  # int64[...]
+    vals: np.ndarray | None  # uint64[..., 4]
+
+    def __getitem__(self, idx) -> "Nums":
+        return Nums(self.vars[idx], None if self.vals is None else self.vals[idx])
+
+    def reshape(self, *shape) -> "Nums":
+        return Nums(self.vars.reshape(*shape), None if self.vals is None else self.vals.reshape(*shape + (4,)))
+
+
+def cat_bits(parts: list[Bits], axis: int = -1) -> Bits:
+    vals = None if parts[0].vals is None else np.concatenate([p.vals for p in parts], axis=axis)
+    return Bits(np.concatenate([p.vars for p in parts], axis=axis), vals)
+
+
+def cat_nums(parts: list[Nums]) -> Nums:
+    vals = None if parts[0].vals is None else np.concatenate([p.vals for p in parts], axis=0)
+    return Nums(np.concatenate([p.vars for p in parts]), vals)
+
+
+class Synth:
+    def __init__(self, cs):
+        self.cs = cs
+        self.curve = cs.curve
+        self.values = cs.needs_values
+        self._fr = fr()
+        self.zero = None
+
+    # ---- allocation --------------------------------------------------------
+    def inputs(self, values) -> Nums:
+        """Public inputs; `values` Montgomery uint64[n, 4] (witness mode) or a count."""
+        if self.values:
+            values = np.ascontiguousarray(values, dtype=np.uint64).reshape(-1, 4)
+            return Nums(self.cs.alloc_input_many(len(values), values), values)
+        return Nums(self.cs.alloc_input_many(int(values)), None)
+
+    def alloc(self, values) -> Nums:
+        """Private field elements; `values` Montgomery uint64[n, 4] or a count."""
+        if self.values:
+            values = np.ascontiguousarray(values, dtype=np.uint64).reshape(-1, 4)
+            return Nums(self.cs.alloc_many(len(values), values), values)
+        return Nums(self.cs.alloc_many(int(values)), None)
+
+    def alloc_zero(self) -> Bits:
+        """A variable constrained to 0, for constant-zero bits on template interfaces."""
+        from cuzk.r1cs import LC
+
+        (z,) = self.cs.alloc_many(1, np.zeros(1, np.uint8) if self.values else None).tolist()
+        self.cs.enforce(LC.of(z), ONE, LC())
+        self.zero = Bits(np.array([z], np.int64), np.zeros(1, np.uint8) if self.values else None)
+        return self.zero
+
+    def constant_bits(self, bits: np.ndarray) -> Bits:
+        """Constant bits as wires: ONE for 1, the zero variable for 0."""
+        bits = np.asarray(bits, dtype=np.uint8)
+        vars_ = np.where(bits == 1, ONE, self.zero.vars[0]).astype(np.int64)
+        return Bits(vars_, bits.copy() if self.values else None)
+
+    # ---- stamping ----------------------------------------------------------
+    def stamp(self, gadget, in_vars: np.ndarray, aux) -> np.ndarray:
+        """Stamp gadget for len(in_vars) instances; returns the aux codes [N, num_aux]."""
+        in_vars = np.ascontiguousarray(in_vars, dtype=np.int64)
+        return self.cs.stamp(gadget.template, in_vars.shape[0], in_vars, aux if self.values else None)
+
+    def stamp_bits(self, gadget, inputs: Bits | None, external: np.ndarray | None, n: int | None = None) -> Bits:
+        """A bit template: the witness is its tape run over N instances.
+        inputs: the interface (bit values; non-bit interface inputs carry 0);
+        external: the tape's external bits uint8[N, num_external]. Returns the outputs."""
+        if inputs is None:
+            in_vars = np.zeros((n, 0), dtype=np.int64)
+            in_bits = np.zeros((n, 0), dtype=np.uint8)
+        else:
+            in_vars, in_bits = inputs.vars, inputs.vals
+        aux_bits = None
+        aux = None
+        if self.values:
+            with kernels(in_vars.shape[0]):
+                aux_bits = gadget.program.run(in_bits, external)
+                aux = bit_tape.bits_to_montgomery(aux_bits, self._fr)
+        codes = self.stamp(gadget, in_vars, aux)
+        out = gadget.outputs
+        return Bits(codes[:, out], None if aux_bits is None else aux_bits[:, out])
+
+    # ---- bit-level blocks --------------------------------------------------------
+    def decompose_nodes(self, targets: Nums) -> Bits:
+        """254 SHA-order bits of each target (a node or label below 2^254)."""
+        from .fr_bytes import from_mont, node_bits
+
+        g = bt.decompose_node(self.curve)
+        n = len(targets.vars)
+        ext = node_bits(from_mont(targets.vals)) if self.values else None
+        return self.stamp_bits(g, Bits(targets.vars.reshape(n, 1), _zeros(self, n, 1)), ext)
+
+    def decompose_indices(self, targets: Nums, nbits: int, indices: np.ndarray | None) -> Bits:
+        """Little-endian bits of each target index (indices: their uint64 values)."""
+        from .fr_bytes import index_bits
+
+        g = bt.decompose_index(self.curve, nbits)
+        n = len(targets.vars)
+        ext = index_bits(indices, nbits) if self.values else None
+        return self.stamp_bits(g, Bits(targets.vars.reshape(n, 1), _zeros(self, n, 1)), ext)
+
+    def free_node_bits(self, n: int, bits: np.ndarray | None) -> Bits:
+        return self.stamp_bits(bt.free_bits(self.curve, bt.NODE_BITS), None, bits, n=n)
+
+    def pack_equal(self, nodes: Bits, targets: Nums) -> None:
+        n = nodes.vars.shape[0]
+        iface = cat_bits([nodes, Bits(targets.vars.reshape(n, 1), _zeros(self, n, 1))])
+        self.stamp_bits(bt.pack_equal(self.curve), iface, _ext0(self, n))
+
+    def full_node(self, nodes: Bits) -> Bits:
+        """Kept bits [..., 254] -> 256 SHA-order bits with the zero variable at the dropped positions."""
+        shape = nodes.vars.shape[:-1] + (256,)
+        vars_ = np.full(shape, self.zero.vars[0], dtype=np.int64)
+        vars_[..., KEPT] = nodes.vars
+        vals = None
+        if self.values:
+            vals = np.zeros(shape, dtype=np.uint8)
+            vals[..., KEPT] = nodes.vals
+        return Bits(vars_, vals)
+
+    def sha_path(self, leaf: Bits, positions: Bits, siblings: np.ndarray | None) -> Bits:
+        """Binary SHA-256 path: leaf [N, 254], positions [N, depth] bits,
+        siblings bits uint8[N, depth, 254] -> root bits [N, 254]."""
+        g = bt.sha_level(self.curve)
+        cur = leaf
+        for t in range(positions.vars.shape[1]):
+            cur = self.stamp_bits(g, cat_bits([cur, positions[:, t : t + 1]]),
+                                  None if siblings is None else np.ascontiguousarray(siblings[:, t]))
+        return cur
+
+    def sha_pairs(self, left: Bits, right: Bits) -> Bits:
+        return self.stamp_bits(bt.sha_pair(self.curve), cat_bits([left, right]), _ext0(self, left.vars.shape[0]))
+
+    # ---- field-level blocks ------------------------------------------------------
+    def poseidon_paths(self, leaves: Nums, positions: Bits, siblings: np.ndarray | None, arity: int = 8) -> Nums:
+        """Poseidon Merkle paths: leaves [N], positions [N, depth * log2(arity)] bits,
+        siblings Montgomery uint64[N, depth, arity-1, 4] -> roots [N]."""
+        t = ft.poseidon_level(self.curve, arity)
+        nb = (arity - 1).bit_length()
+        depth = positions.vars.shape[1] // nb
+        cur = leaves
+        for lv in range(depth):
+            pos = positions[:, lv * nb : (lv + 1) * nb]
+            in_vars = np.concatenate([cur.vars[:, None], pos.vars], axis=1)
+            aux = parent = None
+            if self.values:
+                with kernels(len(in_vars)):
+                    aux, parent = ft.poseidon_level_witness(t, self.curve, cur.vals, pos.vals,
+                                                            np.ascontiguousarray(siblings[:, lv]))
+            codes = self.stamp(t.gadget, in_vars, aux)
+            cur = Nums(codes[:, t.gadget.outputs[0]], parent)
+        return cur
+
+    def columns(self, labels: np.ndarray | None, n: int, width: int) -> tuple[Nums, Nums]:
+        """n columns of `width` labels (Montgomery uint64[n, width, 4]) ->
+        (label wires [n, width], column hashes [n])."""
+        g = ft.column(self.curve, width)
+        aux = h = None
+        if self.values:
+            with kernels(n):
+                aux, h = ft.column_witness(self.curve, np.ascontiguousarray(labels))
+        codes = self.stamp(g, np.zeros((n, 0), np.int64), aux)
+        return Nums(codes[:, :width], labels), Nums(codes[:, g.outputs[0]], h)
+
+    def poseidon2(self, x: Nums, y: Nums) -> Nums:
+        g = ft.poseidon2(self.curve)
+        aux = h = None
+        if self.values:
+            with kernels(len(x.vars)):
+                aux, h = ft.poseidon2_witness(self.curve, x.vals, y.vals)
+        codes = self.stamp(g, np.stack([x.vars, y.vars], axis=1), aux)
+        return Nums(codes[:, g.outputs[0]], h)
+
+    def equal(self, x: Nums, y: Nums) -> None:
+        self.stamp(ft.equal(self.curve), np.stack([x.vars, y.vars], axis=1), None)
+
+
+def _zeros(s: Synth, n: int, k: int):
+    return np.zeros((n, k), dtype=np.uint8) if s.values else None
+
+
+def _ext0(s: Synth, n: int):
+    return np.zeros((n, 0), dtype=np.uint8) if s.values else None
