@@ -1,0 +1,57 @@
+"""The iden3 binary section container (snarkjs .zkey/.ptau, circom .r1cs/.wtns).
+
+Layout, little-endian: magic (4 bytes), version u32, section count u32, then
+per section: type u32, size u64, body. Sections may come in any order. The
+table is scanned once and every size checked against the file length, so a
+truncated file is reported with the section it cuts, before anything is
+allocated from the sizes it declares.
+"""
+
+from __future__ import annotations
+
+from cuzk.errors import FormatError
+
+
+def scan_sections(data, magic: bytes, max_version: int, where: str, names: dict[int, str]) -> dict[int, tuple[int, int]]:
+    """Section type -> (body offset, body size); `data` is bytes or an mmap.
+
+    Raises FormatError for a bad magic/version, a truncated table or body,
+    trailing bytes, and a known section that appears twice.
+    """
+    total = len(data)
+    if total < 12:
+        raise FormatError(f"{where}: file header: truncated ({total} bytes, need 12)")
+    if bytes(data[:4]) != magic:
+        raise FormatError(f"{where}: file header: bad magic {bytes(data[:4])!r}, expected {magic!r}")
+    version = int.from_bytes(data[4:8], "little")
+    if not 1 <= version <= max_version:
+        raise FormatError(f"{where}: file header: unsupported version {version} (this reader knows 1..{max_version})")
+    count = int.from_bytes(data[8:12], "little")
+    pos, sections = 12, {}
+    for k in range(count):
+        if pos + 12 > total:
+            raise FormatError(f"{where}: section table: truncated at entry {k} of {count}")
+        stype = int.from_bytes(data[pos : pos + 4], "little")
+        size = int.from_bytes(data[pos + 4 : pos + 12], "little")
+        label = section_label(stype, names)
+        if pos + 12 + size > total:
+            raise FormatError(
+                f"{where}: {label}: truncated (declares {size} bytes, {total - pos - 12} left in the file)"
+            )
+        if stype in sections and stype in names:
+            raise FormatError(f"{where}: {label}: appears twice")
+        sections.setdefault(stype, (pos + 12, size))
+        pos += 12 + size
+    if pos != total:
+        raise FormatError(f"{where}: {total - pos} trailing bytes after the last section")
+    return sections
+
+
+def section_label(stype: int, names: dict[int, str]) -> str:
+    return f"section {stype} ({names.get(stype, 'unknown')})"
+
+
+def require(sections: dict, stypes, where: str, names: dict[int, str]) -> None:
+    for stype in stypes:
+        if stype not in sections:
+            raise FormatError(f"{where}: {section_label(stype, names)}: missing")

@@ -1,0 +1,469 @@
+"""snarkjs Groth16 proving keys (`.zkey`), read lazily over an mmap.
+
+An iden3 section file (magic "zkey", version 1; see iden3_sections.py):
+
+    1  header          u32 protocol (1 = Groth16)
+    2  groth16 header  n8q u32, q, n8r u32, r, nVars u32, nPublic u32,
+                       domainSize u32, alpha1, beta1, beta2, gamma2, delta1, delta2
+    3  IC              nPublic + 1 G1 points
+    4  coefficients    u32 count, then records (matrix u32 (0 = A, 1 = B),
+                       constraint u32, signal u32, value n8r bytes) for A and B,
+                       including one row A = {signal s: 1} per public signal s
+                       (ONE included) after the circuit's constraints
+    5  A, 6  B1        nVars G1 points      7  B2  nVars G2 points
+    8  C               G1 points for the private signals (nVars - nPublic - 1)
+    9  H               domainSize G1 points (snarkjs's odd-coset convention)
+    10 contributions   the MPC transcript (cs hash, contributions)
+
+Points are affine, x then y (G2 coordinates c0 then c1), each coordinate in
+Montgomery form as n8q little-endian bytes, infinity all zero: exactly the
+project's limb layout for both curves (ffjavascript uses 4 limbs for the
+BN254 base field and 6 for BLS12-381's, so R = 2^(64 * limbs) as here).
+
+Coefficient values are stored as the canonical integer c * R^2 mod r
+(zkey_new.js, `writeFr2`), because snarkjs multiplies them in Montgomery
+arithmetic with the canonical witness to get Montgomery a and b. Our
+Montgomery form of c is c * R = from_mont(stored).
+
+The rows and the H bases are re-indexed at load from snarkjs's domain order
+into the one cuzk's NTT uses (they differ for BLS12-381; snarkjs_domain.py),
+so the shared prover and qap.py need no snarkjs-specific ordering.
+
+Opening checks the section table and every section size against the
+header, then reads the header, IC and vk; the coefficient matrices and the
+point sections are decoded (copied out of the mmap, coordinates checked
+canonical and on the curve) on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import mmap
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from cuzk.curve import CURVES, Curve, Group
+from cuzk.curve.subgroup import describe_indices, in_subgroup
+from cuzk.errors import FormatError, ValidationError
+from cuzk.groth16.keys import H_SNARKJS, ProvingKey, VerifyingKey
+from cuzk.r1cs.compiled import CsrMatrix
+
+from .iden3_sections import require, scan_sections, section_label
+from .snarkjs_domain import h_positions, row_positions
+
+ZKEY_MAGIC = b"zkey"
+GROTH16_PROTOCOL = 1
+SECTION_NAMES = {
+    1: "header", 2: "groth16 header", 3: "IC", 4: "coefficients", 5: "A", 6: "B1", 7: "B2",
+    8: "C", 9: "H", 10: "contributions",
+}
+PROTOCOL_NAMES = {1: "groth16", 2: "plonk", 10: "fflonk"}
+
+
+def curve_of_base_prime(q: int, where: str) -> Curve:
+    for curve in CURVES.values():
+        if curve.fq.p == q:
+            return curve
+    raise FormatError(f"{where}: base field prime {q:#x} is neither BN254's nor BLS12-381's")
+
+
+@dataclass(frozen=True, eq=False)
+class ZkeyMatrices:
+    """A and B of section 4 as CSR over w, rows in cuzk's domain order.
+
+    snarkjs's rows (the circuit's constraints, then one per public signal)
+    sit at `positions`; where the two domain orders agree (BN254) that is
+    0..num_rows-1, otherwise the CSR spans the whole domain.
+
+    `coeff_table` holds +1, -1, then one Montgomery value per term (no
+    deduplication: building it stays O(nnz) numpy); coeff_idx 0/1 mark the
+    +-1 terms the SpMV adds without a multiplication.
+    """
+
+    a: CsrMatrix
+    b: CsrMatrix
+    coeff_table: np.ndarray
+    a_vars: np.ndarray  # signals with an A term (their A bases may be non-zero)
+    b_vars: np.ndarray  # signals with a B term
+    positions: np.ndarray  # int64: snarkjs row r is row positions[r] here (snarkjs_domain.py)
+
+    @property
+    def num_rows(self) -> int:
+        """snarkjs's rows: the circuit's constraints, then one per public signal."""
+        return len(self.positions)
+
+    def in_snarkjs_order(self, values: np.ndarray) -> np.ndarray:
+        """Row evaluations (a, b or c) put back into snarkjs's row order."""
+        return values[self.positions]
+
+
+@dataclass(frozen=True)
+class ZkeyContributions:
+    cs_hash: bytes  # 64-byte blake2b of the circuit and initial key
+    names: tuple[str, ...]  # one per contribution ("" when unnamed)
+    delta_after: np.ndarray  # G1 uint64[k, 2, L]: delta after each contribution
+
+
+class ZKey:
+    """An opened .zkey: header and verifying key read, the rest on demand."""
+
+    def __init__(self, path):
+        self.path = str(path)
+        where = self.path
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size < 12:
+                raise FormatError(f"{where}: file header: truncated ({size} bytes, need 12)")
+            self._mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        mm = self._mm
+        self.sections = scan_sections(mm, ZKEY_MAGIC, 1, where, SECTION_NAMES)
+        require(self.sections, (1, 2), where, SECTION_NAMES)
+        off, size = self.sections[1]
+        if size != 4:
+            raise FormatError(f"{where}: {self._label(1)}: {size} bytes, expected 4")
+        protocol = self._u32(off)
+        if protocol != GROTH16_PROTOCOL:
+            name = PROTOCOL_NAMES.get(protocol, f"unknown protocol {protocol}")
+            raise FormatError(f"{where}: {self._label(1)}: the key is for {name}, only Groth16 keys are supported")
+        self._read_groth16_header()
+        require(self.sections, range(3, 10), where, SECTION_NAMES)
+        self._check_section_sizes()
+        ic = self._points(3, self.curve.g1, self.n_public + 1, check_subgroup=True)
+        self.vk = VerifyingKey(
+            curve=self.curve, alpha_g1=self._alpha1, beta_g1=self._beta1, beta_g2=self._beta2,
+            gamma_g2=self._gamma2, delta_g1=self._delta1, delta_g2=self._delta2, ic=ic,
+        )
+
+    # ---- sizes ---------------------------------------------------------------
+    @property
+    def num_inputs(self) -> int:
+        """Public signals including ONE (the `w` prefix IC pairs with)."""
+        return self.n_public + 1
+
+    @property
+    def num_private(self) -> int:
+        return self.n_vars - self.num_inputs
+
+    @property
+    def num_coefficients(self) -> int:
+        return self._u32(self.sections[4][0])
+
+    # ---- low-level -----------------------------------------------------------
+    def _label(self, stype: int) -> str:
+        return section_label(stype, SECTION_NAMES)
+
+    def _u32(self, pos: int) -> int:
+        return int.from_bytes(self._mm[pos : pos + 4], "little")
+
+    def _read_groth16_header(self) -> None:
+        where, label = self.path, self._label(2)
+        off, size = self.sections[2]
+        end = off + size
+
+        def take(n: int) -> int:
+            nonlocal off
+            if off + n > end:
+                raise FormatError(f"{where}: {label}: truncated ({size} bytes)")
+            off += n
+            return off - n
+
+        n8q = self._u32(take(4))
+        if n8q not in (32, 48):
+            raise FormatError(f"{where}: {label}: base field size n8q = {n8q}, expected 32 (BN254) or 48 (BLS12-381)")
+        q = int.from_bytes(self._mm[take(n8q) : off], "little")
+        self.curve = curve_of_base_prime(q, f"{where}: {label}")
+        fq, fr = self.curve.fq, self.curve.fr
+        if n8q != 8 * fq.limbs:
+            raise FormatError(f"{where}: {label}: n8q = {n8q}, expected {8 * fq.limbs} for {self.curve.name}")
+        n8r = self._u32(take(4))
+        if n8r != 32:
+            raise FormatError(f"{where}: {label}: scalar field size n8r = {n8r}, expected 32")
+        r = int.from_bytes(self._mm[take(n8r) : off], "little")
+        if r != fr.p:
+            raise FormatError(f"{where}: {label}: scalar field prime {r:#x} does not belong to {self.curve.name}")
+        self.n_vars = self._u32(take(4))
+        self.n_public = self._u32(take(4))
+        self.domain_size = self._u32(take(4))
+        n = self.domain_size
+        if n == 0 or n & (n - 1) or n.bit_length() - 1 > fr.params.two_adicity:
+            raise FormatError(f"{where}: {label}: domainSize {n} is not a power of two the field supports")
+        if self.n_public + 1 > self.n_vars:
+            raise FormatError(f"{where}: {label}: nPublic {self.n_public} + 1 exceeds nVars {self.n_vars}")
+        g1, g2 = self.curve.g1, self.curve.g2
+        s1, s2 = 2 * n8q, 4 * n8q
+        self._alpha1 = self._header_point(take(s1), g1, "alpha1")
+        self._beta1 = self._header_point(take(s1), g1, "beta1")
+        self._beta2 = self._header_point(take(s2), g2, "beta2")
+        self._gamma2 = self._header_point(take(s2), g2, "gamma2")
+        self._delta1 = self._header_point(take(s1), g1, "delta1")
+        self._delta2 = self._header_point(take(s2), g2, "delta2")
+        if off != end:
+            raise FormatError(f"{where}: {label}: {end - off} unexpected bytes after delta2")
+
+    def _header_point(self, pos: int, group: Group, name: str) -> np.ndarray:
+        pt = self._decode(pos, group, 1, f"{self._label(2)} {name}", check_subgroup=True)[0]
+        if not pt.any():
+            raise ValidationError(f"{self.path}: {self._label(2)}: {name} is the point at infinity")
+        return pt
+
+    def _check_section_sizes(self) -> None:
+        fq_bytes = 8 * self.curve.fq.limbs
+        g1, g2 = 2 * fq_bytes, 4 * fq_bytes
+        expected = {
+            3: (self.n_public + 1) * g1, 5: self.n_vars * g1, 6: self.n_vars * g1, 7: self.n_vars * g2,
+            8: self.num_private * g1, 9: self.domain_size * g1,
+        }
+        for stype, want in expected.items():
+            size = self.sections[stype][1]
+            if size != want:
+                raise FormatError(f"{self.path}: {self._label(stype)}: {size} bytes, expected {want} "
+                                  f"(nVars {self.n_vars}, nPublic {self.n_public}, domainSize {self.domain_size})")
+        off, size = self.sections[4]
+        record = 12 + 32
+        if size < 4:
+            raise FormatError(f"{self.path}: {self._label(4)}: truncated ({size} bytes)")
+        count = self._u32(off)
+        if size != 4 + count * record:
+            raise FormatError(f"{self.path}: {self._label(4)}: {size} bytes, expected 4 + {count} records * {record}")
+
+    def _decode(self, pos: int, group: Group, count: int, what: str, check_subgroup: bool = False) -> np.ndarray:
+        """Copy `count` affine points out of the file at `pos`, checking them."""
+        limbs = group.field.limbs
+        shape = (count, 2) + group.coord
+        width = int(np.prod(shape[1:]))
+        pts = np.frombuffer(self._mm, dtype="<u8", count=count * width, offset=pos).astype(np.uint64).reshape(shape)
+        fq = self.curve.fq
+        ok = fq.is_canonical(pts.reshape(-1, limbs)).reshape(count, -1).all(axis=1)
+        if not ok.all():
+            raise FormatError(f"{self.path}: {what}: {describe_indices(~ok)}: coordinate not below the base field prime")
+        on = group.is_on_curve(pts)
+        if not on.all():
+            raise ValidationError(f"{self.path}: {what}: {describe_indices(~on)}: point is not on the curve")
+        if check_subgroup:
+            sub = in_subgroup(group, pts)
+            if not sub.all():
+                raise ValidationError(f"{self.path}: {what}: {describe_indices(~sub)}: point is not in the prime-order subgroup")
+        return pts
+
+    def _points(self, stype: int, group: Group, count: int, check_subgroup: bool = False) -> np.ndarray:
+        return self._decode(self.sections[stype][0], group, count, self._label(stype), check_subgroup)
+
+    # ---- the point sections ----------------------------------------------------
+    def points(self, name: str, check_subgroup: bool = False) -> np.ndarray:
+        """A fresh decoded copy of point section `name` (IC, A, B1, B2, C, H)."""
+        curve = self.curve
+        table = {
+            "IC": (3, curve.g1, self.n_public + 1), "A": (5, curve.g1, self.n_vars), "B1": (6, curve.g1, self.n_vars),
+            "B2": (7, curve.g2, self.n_vars), "C": (8, curve.g1, self.num_private), "H": (9, curve.g1, self.domain_size),
+        }
+        if name not in table:
+            raise KeyError(f"unknown zkey point section {name!r}; expected one of {sorted(table)}")
+        return self._points(*table[name], check_subgroup=check_subgroup)
+
+    def validate(self) -> None:
+        """Every point of every section in the prime-order subgroup (slow; opening checks less)."""
+        for name in ("IC", "A", "B1", "B2", "C", "H"):
+            self.points(name, check_subgroup=True)
+        self.matrices  # noqa: B018 -- decoding checks the coefficient records
+
+    def _density_bases(self, name: str, vars_: np.ndarray) -> np.ndarray:
+        """The bases of `vars_` from section `name`; every other base must be infinity."""
+        pts = self.points(name)
+        if len(vars_) == self.n_vars:
+            return pts
+        rest = np.ones(self.n_vars, dtype=bool)
+        rest[vars_] = False
+        stray = rest & pts.reshape(self.n_vars, -1).any(axis=1)
+        if stray.any():
+            stype = {"A": 5, "B1": 6, "B2": 7}[name]
+            matrix = "A" if name == "A" else "B"
+            raise ValidationError(
+                f"{self.path}: {self._label(stype)}: signal {int(np.argmax(stray))} has a non-zero base but no "
+                f"{matrix} coefficient in section 4; the key is inconsistent"
+            )
+        return np.ascontiguousarray(pts[vars_])
+
+    # ---- coefficients -----------------------------------------------------------
+    @functools.cached_property
+    def matrices(self) -> ZkeyMatrices:
+        where, label = self.path, self._label(4)
+        fr = self.curve.fr
+        off, _ = self.sections[4]
+        count = self._u32(off)
+        record = np.dtype([("matrix", "<u4"), ("constraint", "<u4"), ("signal", "<u4"), ("value", "<u8", (4,))])
+        recs = np.frombuffer(self._mm, dtype=record, count=count, offset=off + 4)
+        matrix = recs["matrix"].astype(np.int64)
+        row = recs["constraint"].astype(np.int64)
+        signal = recs["signal"].astype(np.int64)
+        values = recs["value"].astype(np.uint64)
+        del recs
+        for bad, what in (
+            (matrix > 1, "matrix id is not 0 (A) or 1 (B)"),
+            (row >= self.domain_size, f"constraint index is not below domainSize {self.domain_size}"),
+            (signal >= self.n_vars, f"signal index is not below nVars {self.n_vars}"),
+        ):
+            if bad.any():
+                raise FormatError(f"{where}: {label}: record {int(np.argmax(bad))}: {what}")
+        ok = fr.is_canonical(values)
+        if not ok.all():
+            raise FormatError(f"{where}: {label}: record {int(np.argmin(ok))}: value is not below the scalar field prime")
+        values = fr.from_mont(values)  # stored c R^2 -> Montgomery c R
+        snarkjs_rows = int(row.max()) + 1 if count else 0
+        positions = row_positions(fr, self.domain_size, np.arange(snarkjs_rows, dtype=np.int64))
+        identity = np.array_equal(positions, np.arange(snarkjs_rows))
+        num_rows = snarkjs_rows if identity else self.domain_size  # permuted rows spread over the domain
+        row = positions[row]
+        key = matrix * num_rows + row
+        if count and not (key[1:] >= key[:-1]).all():
+            order = np.argsort(key, kind="stable")
+            key, signal, values, matrix = key[order], signal[order], values[order], matrix[order]
+        counts = np.bincount(key, minlength=2 * num_rows)
+        indptr = np.zeros(2 * num_rows + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        nnz_a = int(indptr[num_rows])
+        one, minus_one = fr.from_ints([1, fr.p - 1])
+        table = np.concatenate([one[None], minus_one[None], values])
+        idx = np.arange(2, count + 2, dtype=np.int64)
+        idx[(values == one).all(axis=1)] = 0
+        idx[(values == minus_one).all(axis=1)] = 1
+        idx_dtype = np.uint32 if count + 2 <= 1 << 32 else np.uint64
+        ip_dtype = np.int32 if count < 1 << 31 else np.int64
+        cols = signal.astype(np.uint32)
+        a = CsrMatrix(indptr[: num_rows + 1].astype(ip_dtype), cols[:nnz_a], idx[:nnz_a].astype(idx_dtype))
+        b = CsrMatrix((indptr[num_rows:] - nnz_a).astype(ip_dtype), cols[nnz_a:], idx[nnz_a:].astype(idx_dtype))
+        a_vars = np.flatnonzero(np.bincount(signal[:nnz_a], minlength=self.n_vars))
+        b_vars = np.flatnonzero(np.bincount(signal[nnz_a:], minlength=self.n_vars))
+        if snarkjs_rows < self.num_inputs or not np.isin(np.arange(self.num_inputs), a_vars).all():
+            raise FormatError(f"{where}: {label}: the rows A = {{public signal}} that snarkjs appends are missing")
+        return ZkeyMatrices(a, b, table, a_vars, b_vars, positions)
+
+    # ---- proving ----------------------------------------------------------------
+    @functools.cached_property
+    def proving_key(self) -> ProvingKey:
+        """A ProvingKey whose bases are decoded from the file on first use."""
+        m = self.matrices
+        g1 = self.curve.g1
+        vectors = {
+            "a": lambda: self._density_bases("A", m.a_vars),
+            "b_g1": lambda: self._density_bases("B1", m.b_vars),
+            "b_g2": lambda: self._density_bases("B2", m.b_vars),
+            "l": lambda: self._points(8, g1, self.num_private),
+            "h": self._h_bases,
+        }
+        return ProvingKey(
+            vk=self.vk, num_inputs=self.num_inputs, num_aux=self.num_private, domain_size=self.domain_size,
+            h_convention=H_SNARKJS, beta_g1=self._beta1, delta_g1=self._delta1,
+            a_vars=m.a_vars, b_vars=m.b_vars, vectors=vectors,
+        )
+
+    def _h_bases(self) -> np.ndarray:
+        """Section 9, re-indexed into cuzk's odd-coset order (snarkjs_domain.py)."""
+        pts = self._points(9, self.curve.g1, self.domain_size)
+        pos = h_positions(self.curve.fr, self.domain_size)
+        if pos is None:
+            return pts
+        out = np.empty_like(pts)
+        out[pos] = pts
+        return out
+
+    def check_witness(self, curve_name: str, num_values: int, where: str) -> None:
+        """Refuse a witness of another field or another circuit size."""
+        if curve_name != self.curve.name:
+            raise FormatError(f"{where}: the witness is over {curve_name}, the key {self.path} over {self.curve.name}")
+        if num_values != self.n_vars:
+            raise FormatError(
+                f"{where}: the witness has {num_values} values, the key {self.path} expects nVars = {self.n_vars}"
+            )
+
+    def row_evaluations(self, w: np.ndarray, backend) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """a = A.w, b = B.w by SpMV and c = a * b pointwise (snarkjs's rule:
+        for a satisfying witness C.w equals a * b on every row), in cuzk's
+        domain order (`matrices.in_snarkjs_order` gives snarkjs's)."""
+        m = self.matrices
+        a = backend.spmv(self.curve, m.a.indptr, m.a.cols, m.a.coeff_idx, m.coeff_table, w)
+        b = backend.spmv(self.curve, m.b.indptr, m.b.cols, m.b.coeff_idx, m.coeff_table, w)
+        return a, b, self.curve.fr.mul(a, b)
+
+    def public_signals(self, w: np.ndarray) -> list[int]:
+        """w[1 .. nPublic] as canonical ints (what public.json lists)."""
+        return self.curve.fr.to_ints(w[1 : self.num_inputs])
+
+    # ---- section 10 -------------------------------------------------------------
+    @functools.cached_property
+    def contributions(self) -> ZkeyContributions:
+        where, label = self.path, self._label(10)
+        if 10 not in self.sections:
+            raise FormatError(f"{where}: {label}: missing")
+        off, size = self.sections[10]
+        end = off + size
+        mm, g1 = self._mm, self.curve.g1
+        fq_bytes = 8 * self.curve.fq.limbs
+
+        def need(pos, n):
+            if pos + n > end:
+                raise FormatError(f"{where}: {label}: truncated")
+
+        need(off, 68)
+        cs_hash = bytes(mm[off : off + 64])
+        n = self._u32(off + 64)
+        pos, names, deltas = off + 68, [], []
+        fixed = 3 * 2 * fq_bytes + 4 * fq_bytes + 64 + 4
+        for _ in range(n):
+            need(pos, fixed + 4)
+            deltas.append(self._decode(pos, g1, 1, f"{label} deltaAfter")[0])
+            pos += fixed
+            plen = self._u32(pos)
+            pos += 4
+            need(pos, plen)
+            names.append(_contribution_name(bytes(mm[pos : pos + plen])))
+            pos += plen
+        if pos != end:
+            raise FormatError(f"{where}: {label}: {end - pos} unexpected bytes after {n} contributions")
+        stacked = np.stack(deltas) if deltas else g1.identity(0)
+        return ZkeyContributions(cs_hash, tuple(names), stacked)
+
+    # ---- lifetime -----------------------------------------------------------------
+    def close(self) -> None:
+        """Release the mmap; decoded arrays are copies and stay valid, vectors
+        not decoded yet can no longer be."""
+        try:
+            self._mm.close()
+        except BufferError:  # a caller still holds a view; the mmap closes with it
+            pass
+
+    def __enter__(self) -> "ZKey":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (f"ZKey({self.path!r}, {self.curve.name}, nVars={self.n_vars}, nPublic={self.n_public}, "
+                f"domainSize={self.domain_size})")
+
+
+def _contribution_name(params: bytes) -> str:
+    """Param 1 of a contribution record is its name (u8 length, UTF-8)."""
+    pos = 0
+    while pos < len(params):
+        kind = params[pos]
+        if kind == 1 and pos + 1 < len(params):
+            length = params[pos + 1]
+            return params[pos + 2 : pos + 2 + length].decode("utf-8", "replace")
+        if kind == 2:
+            pos += 2
+        elif kind in (1, 3) and pos + 1 < len(params):
+            pos += 2 + params[pos + 1]
+        else:
+            break
+    return ""
+
+
+def read_zkey(path) -> ZKey:
+    """Open a snarkjs Groth16 .zkey (header, IC and vk read; the rest lazily)."""
+    if not Path(path).is_file():
+        raise FormatError(f"{path}: no such file")
+    return ZKey(path)
