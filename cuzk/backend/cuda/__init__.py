@@ -43,6 +43,16 @@ class CudaBackend(Backend):
             out = _ntt.ntt(as_curve(curve).name, to_device(values), inverse=inverse, coset=coset)
             return out if on_device else cp.asnumpy(out)
 
+    def fr_mul(self, curve, a, b):
+        """Elementwise Fr product on the device (the kernel benchmark's per-element figure)."""
+        name = as_curve(curve).name
+        with self.device:
+            a, b = to_device(a), to_device(b)
+            out = cp.empty_like(a)
+            n = a.shape[0]
+            fn(name, "fr_vmul")(((n + 255) // 256,), (256,), (a, b, out, np.uint64(n)))
+            return out
+
     def quotient(self, curve, a, b, c, n, shift, scale, to_coefficients, count):
         """Groth16 H on the device: 3 batched iNTTs, coset NTTs, (a*b - c)*s, optional iNTT."""
         name = as_curve(curve).name
