@@ -23,12 +23,6 @@ from . import qap
 from .keys import Proof, ProvingKey
 
 
-def append_input_rows(a: np.ndarray, b: np.ndarray, c: np.ndarray, w: np.ndarray, num_inputs: int):
-    """Add the per-input rows (A = input_i, B = C = 0) after the circuit's rows."""
-    z = np.zeros((num_inputs, 4), dtype=np.uint64)
-    return np.concatenate([a, w[:num_inputs]]), np.concatenate([b, z]), np.concatenate([c, z])
-
-
 class _Clock:
     def __init__(self):
         self.t = {}
