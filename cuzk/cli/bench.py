@@ -20,9 +20,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.set_defaults(func=_kernels)
 
     from cuzk.cli.bench_daemon import register_daemon_bench
+    from cuzk.cli.bench_synth import register_synth
 
     register_daemon_bench(bsub)
-    from cuzk.cli.bench_synth import register_synth; register_synth(bsub)  # noqa: E702
+    register_synth(bsub)
 
 
 def _kernels(args) -> int:

@@ -37,7 +37,7 @@ def default_cache() -> Path:
     return Path(base) / "cuzk"
 
 
-def daemon_config(param_dir: Path, preset: str, mode: str, batch: int, synth_threads: int,
+def daemon_config(param_dir: Path, spec, mode: str, batch: int, synth_threads: int,
                   prover_threads: int, wait_ms: int = 250) -> str:
     pipelined = mode != "sequential"
     size = batch if mode == "pipelined+batched" else 1
@@ -54,8 +54,9 @@ max_batch_wait_ms = {wait_ms}
 [srs]
 param_cache = "{param_dir}"
 [circuits]
-demo_presets = ["{preset}"]
-default_preset = "{preset}"
+presets = ["{spec.preset}"]
+default_preset = "{spec.preset}"
+synthetic = {'true' if spec.family == 'synthetic' else 'false'}
 """
 
 
@@ -82,7 +83,7 @@ def run_compare(args, count: int) -> int:
         daemons = {}
         try:
             for mode in MODES:  # all three up at once (idle daemons cost no CPU), so rounds can alternate
-                cfg = daemon_config(param_dir, args.preset, mode, batch, args.synthesis_threads, args.prover_threads)
+                cfg = daemon_config(param_dir, spec, mode, batch, args.synthesis_threads, args.prover_threads)
                 print(f"[{mode}] starting daemon ...", flush=True)
                 d = daemons[mode] = LocalDaemon(Path(tmp) / mode.replace("+", "_"), cfg).start()
                 with d.client() as c:
@@ -138,28 +139,26 @@ def run_compare(args, count: int) -> int:
 
 
 def run_demo(preset: str, count: int, state_dir: str | None, json_path: str | None) -> int:
-    """Daemon on the demo workload; PoRep-like (normal, batched, 2 partitions) and WinningPoSt-like
-    (critical) jobs; verify; timing table; SIGTERM and a clean exit."""
+    """A daemon on the smallest built-in workloads: window-post-like (HIGH) and
+    winning-post-like (CRITICAL) jobs, all queued before any starts so the
+    priorities show; verify; timing table; SIGTERM and a clean exit."""
     from cuzk.server.local_daemon import LocalDaemon
 
     param_dir = default_cache() / "demo-params"
-    porep, porep_spec = resolve("demo-porep", preset)
-    winning, winning_spec = resolve("demo-winning", preset)
-    print(f"cuzk demo: {count} x {porep} (NORMAL, batchable) and {count} x {winning} (CRITICAL)")
+    window, window_spec = resolve("window-post-like", preset)
+    winning, winning_spec = resolve("winning-post-like", preset)
+    print(f"cuzk demo: {count} x {window} (HIGH) and {count} x {winning} (CRITICAL), submitted in that order")
     print("generating inputs ...", flush=True)
-    jobs = [(porep, v, 0) for v in inputs(_Args(), porep_spec, count)]
-    jobs += [(winning, v, 0) for v in inputs(_Args(), winning_spec, count)]
+    jobs = [(window, window_spec.generate_vanilla(), 0) for _ in range(count)]
+    jobs += [(winning, winning_spec.generate_vanilla(), 0) for _ in range(count)]
     cfg = f"""shutdown_timeout = "10m"
 [gpus]
 gpu_threads = 1
-[scheduler]
-max_batch_size = 2
-max_batch_wait_ms = 500
 [srs]
 param_cache = "{param_dir}"
-preload = ["{porep}", "{winning}"]
+preload = ["{window}", "{winning}"]
 [circuits]
-demo_presets = ["{preset}"]
+presets = ["{preset}"]
 default_preset = "{preset}"
 """
     with tempfile.TemporaryDirectory(prefix="cuzk-demo-") as tmp:
@@ -171,7 +170,7 @@ default_preset = "{preset}"
         print(f"daemon ready at {d.address} after {time.monotonic() - t0:.1f} s")
         try:
             with d.client() as c:
-                c.pause(True)  # queue everything first, so priorities and batching are visible
+                c.pause(True)  # queue everything first, so the priorities are visible
                 try:
                     recs, wall = run_jobs(c, jobs, "demo", spec_lookup, on_submitted=lambda: c.pause(False))
                 finally:
@@ -192,9 +191,3 @@ default_preset = "{preset}"
     ok = rc == 0 and summary["failed"] == 0 and summary["verified"] == len(recs)
     print("demo: OK" if ok else "demo: FAILED")
     return 0 if ok else 1
-
-
-class _Args:
-    vanilla = None
-    kind = "demo"
-

@@ -1,17 +1,20 @@
-"""`cuzk bench single|batch|stress|status|preload|gen-vanilla`: drive a running daemon.
+"""`cuzk bench single|batch|stress|status|preload`: drive a running daemon; `gen-vanilla`: its inputs.
 
-    cuzk bench single  --kind demo-winning --preset tiny
-    cuzk bench batch   --kind demo-porep --preset small --count 8 [--compare]
-    cuzk bench stress  --kind demo-winning,demo-porep --duration 60 --concurrency 4
-    cuzk bench status | preload --kind K | gen-vanilla --kind K --count N -o FILE
+    cuzk bench single  --kind winning-post-like --preset tiny
+    cuzk bench batch   --kind porep-c2-like --preset tiny --count 8 [--compare]
+    cuzk bench stress  --kind winning-post-like,window-post-like --duration 60 --concurrency 4
+    cuzk bench status | preload --kind K
+    cuzk bench gen-vanilla --kind K --preset P --out FILE [--seed S] [--count N]
 
 --addr unix:PATH or host:port (default: the default daemon socket, or $CUZK_ADDR).
---kind is a circuit id, a kind name (demo-porep) combined with --preset, or a
-proof kind name (winning-post, porep, ...). Inputs are generated locally for
-built-in circuits, or read with --vanilla FILE (a JSON array of base64
-strings, as cuzk-bench writes, or one raw input). Every proof is verified
-with the daemon's verifying key unless --no-verify; timings per phase come
-from the daemon; throughput counts completed proofs per minute of wall time.
+--kind is a circuit id, or a built-in kind (porep-c2-like, winning-post-like,
+window-post-like, snap-like, synthetic) or proof kind name (winning-post,
+porep, ...) combined with --preset. Inputs are generated locally for built-in
+circuits, or read with --vanilla FILE (a JSON array of base64 strings, as
+cuzk-bench and `gen-vanilla --count N` write, or one raw input). Every proof
+is verified with the daemon's verifying key unless --no-verify; timings per
+phase come from the daemon; throughput counts completed proofs per minute of
+wall time.
 `batch --compare` starts its own daemons (see bench_compare).
 """
 
@@ -71,11 +74,14 @@ def register_daemon_bench(bsub) -> None:
     p = bsub.add_parser("preload", parents=[_addr_parser(), _kind_parser()], help="load a circuit's parameters",
                         description="PreloadSRS: load the circuit's parameters into the hot tier.")
     p.set_defaults(func=cmd_preload)
-    g = bsub.add_parser("gen-vanilla", parents=[_kind_parser()], help="write test inputs for a built-in circuit",
-                        description="Generate --count valid vanilla proofs for a built-in circuit, as a JSON "
-                        "array of base64 strings (cuzk-bench's format).")
+    g = bsub.add_parser("gen-vanilla", parents=[_kind_parser()], help="write vanilla proofs for a built-in circuit",
+                        description="Generate random sector data, its trees and labels, and write the vanilla "
+                        "proof (private and public inputs) of a built-in circuit: with --count 1 the raw bytes "
+                        "SubmitProof's vanilla_proof carries (formats: README, cuzk.circuits.vanilla); with "
+                        "--count N a JSON array of N base64 strings (cuzk-bench's --vanilla format).")
     g.add_argument("--count", type=int, default=1, help="how many (default 1)")
-    g.add_argument("-o", "--output", required=True, help="output file")
+    g.add_argument("-o", "--out", "--output", dest="out", required=True, help="output file")
+    g.add_argument("--seed", type=int, help="generator seed (default: random); input i uses seed + i")
     g.set_defaults(func=cmd_gen_vanilla)
 
 
@@ -85,10 +91,12 @@ def _add_addr(p) -> None:
 
 
 def _add_kind(p) -> None:
-    p.add_argument("--kind", default="demo-winning",
-                   help="circuit id, kind name (with --preset) or proof kind (default demo-winning); "
+    from cuzk.circuits import PRESETS
+
+    p.add_argument("--kind", default="winning-post-like",
+                   help="circuit id, or kind / proof kind name with --preset (default winning-post-like); "
                    "stress takes a comma-separated list")
-    p.add_argument("--preset", default="tiny", help="tiny|small|medium|32g (default tiny)")
+    p.add_argument("--preset", default="tiny", choices=list(PRESETS), help="preset (default tiny)")
 
 
 def _addr_parser():
@@ -120,31 +128,30 @@ def _common_parser():
 
 @functools.cache
 def local_registry():
-    """The built-in circuits, to generate inputs and know public inputs (nothing is loaded)."""
+    """Every built-in circuit at every preset, to generate inputs and know public inputs
+    (nothing is compiled or loaded until used)."""
+    from cuzk.circuits import PRESETS
     from cuzk.engine.config import EngineConfig
     from cuzk.engine.engine import build_registry
 
     cfg = EngineConfig()
+    cfg.circuits.presets = list(PRESETS)
+    cfg.circuits.synthetic = True
     return build_registry(cfg)
 
 
 def resolve(kind: str, preset: str):
-    """(circuit_id, local CircuitSpec or None)."""
-    from cuzk.engine.types import parse_kind
+    """(circuit_id, local CircuitSpec, or None for a circuit only the daemon knows, e.g. circom)."""
+    from cuzk.engine.errors import UnknownCircuit
 
     reg = local_registry()
-    ids = {s.circuit_id: s for s in reg.specs()}
-    for cand in (f"{kind}-{preset}", kind):
-        if cand in ids:
-            return cand, ids[cand]
     try:
-        pk = parse_kind(kind)
-    except ValueError:
-        return kind, None  # maybe registered on the daemon only (e.g. circom from its config)
-    for s in ids.values():
-        if s.proof_kind == pk and s.info.get("preset") == preset:
-            return s.circuit_id, s
-    raise BenchError(f"no built-in circuit for proof kind {kind!r} at preset {preset!r}")
+        spec = reg.lookup(kind, preset)
+    except UnknownCircuit as exc:
+        if kind in reg.families():
+            raise BenchError(str(exc)) from None
+        return kind, None
+    return spec.circuit_id, spec
 
 
 def read_vanilla_file(path: str) -> list[bytes]:
@@ -356,8 +363,17 @@ def cmd_gen_vanilla(args) -> int:
     cid, spec = resolve(args.kind, args.preset)
     if spec is None or spec.generate_vanilla is None:
         raise BenchError(f"circuit {cid!r} has no built-in input generator")
-    items = [spec.generate_vanilla() for _ in range(max(1, args.count))]
-    with open(args.output, "w") as fh:
-        json.dump([base64.b64encode(x).decode() for x in items], fh)
-    print(f"wrote {len(items)} vanilla proof(s) for {cid} to {args.output}", file=sys.stderr)
+    if args.count < 1:
+        raise BenchError("--count must be at least 1")
+    t0 = time.perf_counter()
+    items = [spec.generate_vanilla(None if args.seed is None else args.seed + i) for i in range(args.count)]
+    data = items[0] if args.count == 1 else json.dumps([base64.b64encode(x).decode() for x in items]).encode()
+    try:
+        with open(args.out, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        raise BenchError(f"{args.out}: {exc.strerror or exc}") from None
+    what = "a raw vanilla proof" if args.count == 1 else f"{args.count} vanilla proofs (JSON, base64)"
+    print(f"wrote {args.out}: {what} for {cid} ({spec.num_partitions} partition(s)), {len(data):,} bytes in "
+          f"{time.perf_counter() - t0:.2f} s", file=sys.stderr)
     return 0

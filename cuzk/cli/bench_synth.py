@@ -1,23 +1,19 @@
-"""`cuzk bench synth` and `cuzk bench gen-vanilla` (workload circuits).
+"""`cuzk bench synth`: synthesis timings of stamped gadgets and workload circuits.
 
     cuzk bench synth [--json FILE] [--repeat N] [--threads T]      stamped SHA-256 / Poseidon, 2^16 and 2^20
     cuzk bench synth --kind porep-c2-like [--kind ...] --preset medium [--json FILE] [--threads T]
     cuzk bench synth --kind all --preset tiny
-    cuzk bench gen-vanilla --kind K --preset P --out FILE [--seed S]
 
-gen-vanilla writes the raw container (`cuzk.circuits.vanilla`): exactly the
-bytes SubmitProof's `vanilla_proof` carries for that circuit.
+(`cuzk bench gen-vanilla`, which writes workload inputs, is in bench_daemon.)
 """
 
 from __future__ import annotations
-
-import sys
 
 from cuzk.errors import CuzkError
 
 
 def register_synth(bsub) -> None:
-    """Add `synth` and `gen-vanilla` to `cuzk bench`'s subparsers."""
+    """Add `synth` to `cuzk bench`'s subparsers."""
     from cuzk.circuits import KINDS, PRESETS
 
     kinds = list(KINDS) + ["all"]
@@ -35,40 +31,6 @@ def register_synth(bsub) -> None:
     s.add_argument("--json", metavar="FILE", help="write the records as JSON")
     s.set_defaults(func=cmd_synth)
 
-    existing = bsub.choices.get("gen-vanilla")
-    if existing is not None:  # the daemon benchmarks' generator (engine circuits): extend it
-        _extend_gen_vanilla(existing)
-        return
-    g = bsub.add_parser("gen-vanilla", help="write a vanilla proof for a workload circuit",
-                        description="Generate random sector data, its trees and labels, and write the vanilla "
-                        "proof (private and public inputs) of a workload circuit as the raw container that "
-                        "SubmitProof's vanilla_proof carries.")
-    g.add_argument("--kind", required=True, choices=list(KINDS), help="workload kind")
-    g.add_argument("--preset", required=True, choices=list(PRESETS), help="preset")
-    g.add_argument("--out", "-o", "--output", dest="out", required=True, help="output file")
-    g.add_argument("--seed", type=int, help="generator seed (default: random)")
-    g.set_defaults(func=cmd_gen_vanilla)
-
-
-def _extend_gen_vanilla(parser) -> None:
-    """Route `gen-vanilla --kind <workload kind>` to cmd_gen_vanilla (raw container,
-    --seed); every other kind stays with the parser's own handler."""
-    from cuzk.circuits import KINDS
-
-    if not any("--seed" in a.option_strings for a in parser._actions):
-        parser.add_argument("--seed", type=int, help="generator seed for workload kinds (default: random)")
-    original = parser.get_default("func")
-
-    def dispatch(args):
-        if args.kind in KINDS:
-            args.out = getattr(args, "out", None) or getattr(args, "output", None)
-            return cmd_gen_vanilla(args)
-        return original(args)
-
-    parser.set_defaults(func=dispatch)
-    parser.epilog = ((parser.epilog or "") + " Workload kinds (" + ", ".join(KINDS) + ") write one raw "
-                     "vanilla-proof container (cuzk.circuits.vanilla) for --preset, optionally --seed.").strip()
-
 
 def cmd_synth(args) -> int:
     from cuzk.bench import synth
@@ -85,22 +47,4 @@ def cmd_synth(args) -> int:
         except ValueError:
             raise CuzkError(f"--sizes: expected comma-separated integers, got {args.sizes!r}") from None
         synth.run_default(args.json, sizes=sizes, repeat=args.repeat)
-    return 0
-
-
-def cmd_gen_vanilla(args) -> int:
-    import time
-
-    from cuzk.circuits import get_kind
-
-    kind = get_kind(args.kind)
-    t0 = time.perf_counter()
-    data = kind.generate_vanilla(args.preset, args.seed)
-    try:
-        with open(args.out, "wb") as fh:
-            fh.write(data)
-    except OSError as exc:
-        raise CuzkError(f"{args.out}: {exc.strerror or exc}") from None
-    print(f"wrote {args.out}: {kind.circuit_id(args.preset)} vanilla proof, {kind.partitions} partition(s), "
-          f"{len(data):,} bytes in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     return 0

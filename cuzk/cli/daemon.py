@@ -33,11 +33,11 @@ def register(sub) -> None:
     d.add_argument("--print-default-config", action="store_true", help="print the default config file and exit")
     d.set_defaults(func=cmd_daemon)
 
-    m = sub.add_parser("demo", help="start a daemon on the demo workload, prove, verify, shut down",
-                       description="Start a daemon on the smallest demo workload, prove jobs of two kinds and "
-                       "priorities through the bench client, verify every proof, print the timing table, and "
-                       "shut the daemon down cleanly (SIGTERM).")
-    m.add_argument("--preset", default="tiny", help="demo preset (default tiny)")
+    m = sub.add_parser("demo", help="start a daemon on the smallest workloads, prove, verify, shut down",
+                       description="Start a daemon on the smallest built-in workloads, prove window-post-like "
+                       "(HIGH) and winning-post-like (CRITICAL) jobs through the bench client, verify every "
+                       "proof, print the timing table, and shut the daemon down cleanly (SIGTERM).")
+    m.add_argument("--preset", default="tiny", choices=["tiny", "small", "medium"], help="preset (default tiny)")
     m.add_argument("--count", type=int, default=3, help="jobs per kind (default 3)")
     m.add_argument("--state-dir", metavar="DIR", help="daemon state dir (default: a temporary one, params cached "
                    "under ~/.cache/cuzk/demo-params)")

@@ -96,9 +96,9 @@ class SrsConfig:
 
 @dataclass
 class CircuitsConfig:
-    demo: bool = True
-    demo_presets: list = field(default_factory=lambda: ["tiny", "small", "medium"])
+    presets: list = field(default_factory=lambda: ["tiny", "small", "medium"])
     default_preset: str = "tiny"
+    synthetic: bool = False
     circom: list = field(default_factory=list)
 
 
@@ -187,8 +187,13 @@ class EngineConfig:
             raise ConfigError(f"logging.level: expected debug, info, warning or error, got {self.logging.level!r}")
         if self.logging.format not in ("text", "json"):
             raise ConfigError(f"logging.format: expected text or json, got {self.logging.format!r}")
-        if self.circuits.demo and self.circuits.default_preset not in self.circuits.demo_presets:
-            raise ConfigError("circuits.default_preset: must be one of circuits.demo_presets")
+        from cuzk.circuits import PRESETS
+
+        for preset in self.circuits.presets:
+            if preset not in PRESETS:
+                raise ConfigError(f"circuits.presets: unknown preset {preset!r} (have {', '.join(PRESETS)})")
+        if self.circuits.presets and self.circuits.default_preset not in self.circuits.presets:
+            raise ConfigError("circuits.default_preset: must be one of circuits.presets")
         for i, c in enumerate(self.circuits.circom):
             if not isinstance(c, dict) or not c.get("id") or not c.get("zkey"):
                 raise ConfigError(f"circuits.circom[{i}]: needs at least id and zkey")
@@ -332,7 +337,8 @@ lookahead = 0
 pipelined = true
 
 [srs]
-# Directory of parameter files (generated demo parameters go here too; default <state_dir>/params).
+# Directory of parameter files; parameters of the built-in circuits are generated here once
+# per circuit (default <state_dir>/params).
 param_cache = ""
 # Circuit ids to load at start.
 preload = []
@@ -340,13 +346,18 @@ preload = []
 pinned_budget = "auto"
 
 [circuits]
-# Register the built-in demo workload (demo-porep/-snap/-window/-winning at each preset).
-demo = true
-demo_presets = ["tiny", "small", "medium"]
-# Preset that a bare proof kind (no circuit_id) selects.
+# Presets of the built-in Filecoin-shaped workloads to serve (porep-c2-like, winning-post-like,
+# window-post-like, snap-like; circuit ids "<kind>-<preset>"): tiny, small, medium, large, 32g.
+# A request's sector_size (2KiB tiny, 8MiB small, 512MiB medium, 32GiB/64GiB 32g) or
+# registered_proof selects the preset.
+presets = ["tiny", "small", "medium"]
+# Preset of requests that give neither sector_size nor registered_proof.
 default_preset = "tiny"
+# Also register the synthetic test/benchmark circuit (synthetic-tiny/-small/-medium; by id only).
+synthetic = false
 # circom circuits: [[circuits.circom]] id = "...", zkey = "path.zkey", proof_kind = "winning-post",
-# priority = "normal", batchable = false; their vanilla_proof is a .wtns file's bytes.
+# priority = "normal", batchable = false; their vanilla_proof is a .wtns file's bytes. One that
+# names a proof kind serves that kind at every sector size, in place of the built-in circuit.
 circom = []
 
 [logging]

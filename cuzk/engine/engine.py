@@ -1,8 +1,9 @@
 """The engine: accepts proof jobs and runs them through the pipeline.
 
-    from cuzk.engine import Engine, EngineConfig, ProofRequest
+    from cuzk.engine import Engine, EngineConfig, ProofKind, ProofRequest
+    v = cuzk.circuits.get_kind("winning-post-like").generate_vanilla("tiny")  # a sector's vanilla proof
     with Engine(config) as engine:                   # starts the workers
-        job_id = engine.submit(ProofRequest(circuit_id="demo-winning-tiny", vanilla_proof=v)).job_id
+        job_id = engine.submit(ProofRequest(proof_kind=ProofKind.WINNING_POST, vanilla_proof=v)).job_id
         result = engine.await_job(job_id, timeout=60)  # JobResult: state, proof, timings
         result = engine.prove(request)                # both at once
 
@@ -415,16 +416,20 @@ def _rss() -> tuple[int, int]:
 
 
 def build_registry(config: EngineConfig) -> CircuitRegistry:
-    """The circuits a configured engine serves: the demo workload and circom circuits from config."""
-    registry = CircuitRegistry()
-    if config.circuits.demo:
-        from . import demo_workload
+    """The circuits a configured engine serves: the built-in workloads at the configured
+    presets, the synthetic test circuit if enabled, and circom circuits from config."""
+    registry = CircuitRegistry(config.circuits.default_preset)
+    from . import workloads
 
-        demo_workload.register(registry, config.param_dir(), tuple(config.circuits.demo_presets),
-                               config.circuits.default_preset)
+    workloads.register(registry, config.param_dir(), tuple(config.circuits.presets))
+    if config.circuits.synthetic:
+        from . import synthetic
+
+        synthetic.register(registry, config.param_dir())
     if config.circuits.circom:
         from . import circom_circuits
 
         for entry in config.circuits.circom:
-            registry.register(circom_circuits.make_spec(entry))
+            spec = circom_circuits.make_spec(entry)
+            registry.register(spec, default_for_kind=spec.proof_kind != ProofKind.UNSPECIFIED)
     return registry

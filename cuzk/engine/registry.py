@@ -11,10 +11,14 @@ request's vanilla proof turns into witnesses:
     witness(parsed, p)        -> Witness(w, public_inputs) for partition p
     rows(w)                   -> (a, b, c) evaluations (SpMV of the compiled circuit)
     public_inputs(request)    -> per-partition public inputs, for verifiers
-    generate_vanilla()        -> a valid test input (optional; `cuzk bench gen-vanilla`)
+    generate_vanilla(seed)    -> a valid test input (optional; `cuzk bench gen-vanilla`)
 
-Requests name a circuit id directly, or a proof kind that the registry maps
-to its default circuit (as the Filecoin proof kinds map to their circuits).
+Circuits of one family at several sizes (the built-in workloads: family
+"porep-c2-like", presets tiny ... 32g) are found by (family or proof kind,
+preset), the preset coming from the request's sector_size or
+registered_proof (`cuzk.circuits.preset_for`) or else `default_preset`.
+A circuit registered as its kind's default (a circom circuit from config
+that names a proof kind) serves that kind at every size.
 """
 
 from __future__ import annotations
@@ -50,9 +54,11 @@ class CircuitSpec:
     rows: Callable[[np.ndarray], tuple]
     public_inputs: Callable[[ProofRequest], list[list[int]]]
     working_bytes: Callable[[], int]  # per partition: witness, a/b/c and prover temporaries
+    family: str = ""  # circuits of one shape at several presets share a family name
+    preset: str = ""
     description: str = ""
     info: dict = field(default_factory=dict)
-    generate_vanilla: Callable[[], bytes] | None = None  # test inputs (bench gen-vanilla), where available
+    generate_vanilla: Callable[..., bytes] | None = None  # (seed=None) -> test input, where available
 
 
 def working_bytes_estimate(num_vars: int, num_rows: int) -> int:
@@ -62,8 +68,11 @@ def working_bytes_estimate(num_vars: int, num_rows: int) -> int:
 
 
 class CircuitRegistry:
-    def __init__(self):
+    def __init__(self, default_preset: str = "tiny"):
+        self.default_preset = default_preset
         self._specs: dict[str, CircuitSpec] = {}
+        self._families: dict[str, dict[str, str]] = {}  # family -> preset -> circuit id
+        self._by_kind: dict[ProofKind, dict[str, str]] = {}  # proof kind -> preset -> circuit id
         self._defaults: dict[ProofKind, str] = {}
         self._lock = threading.Lock()
 
@@ -74,14 +83,13 @@ class CircuitRegistry:
             if spec.num_partitions < 1:
                 raise ValueError(f"circuit {spec.circuit_id!r}: num_partitions must be >= 1")
             self._specs[spec.circuit_id] = spec
-            if default_for_kind or spec.proof_kind not in self._defaults:
-                if spec.proof_kind != ProofKind.UNSPECIFIED:
+            if spec.family:
+                self._families.setdefault(spec.family, {})[spec.preset] = spec.circuit_id
+            if spec.proof_kind != ProofKind.UNSPECIFIED:
+                if spec.preset:
+                    self._by_kind.setdefault(spec.proof_kind, {})[spec.preset] = spec.circuit_id
+                if default_for_kind:
                     self._defaults[spec.proof_kind] = spec.circuit_id
-
-    def set_default(self, kind: ProofKind, circuit_id: str) -> None:
-        self.get(circuit_id)
-        with self._lock:
-            self._defaults[kind] = circuit_id
 
     def get(self, circuit_id: str) -> CircuitSpec:
         spec = self._specs.get(circuit_id)
@@ -90,13 +98,27 @@ class CircuitRegistry:
             raise UnknownCircuit(f"unknown circuit {circuit_id!r} (registered: {known})")
         return spec
 
+    def preset_of(self, request: ProofRequest) -> str:
+        """The preset a request's sector_size / registered_proof select (0 means not given)."""
+        from cuzk.circuits import UnknownKind, preset_for
+
+        try:
+            return preset_for(request.sector_size, request.registered_proof or None, self.default_preset)
+        except UnknownKind as exc:
+            raise UnknownCircuit(str(exc)) from None
+
     def resolve(self, request: ProofRequest) -> CircuitSpec:
-        """The circuit a request is for: its circuit_id, else its proof kind's default."""
-        if request.circuit_id:
-            spec = self.get(request.circuit_id)
+        """The circuit a request is for: its circuit_id (or family name at the request's
+        preset), else its proof kind's default, else its proof kind at the request's preset."""
+        name = request.circuit_id
+        if name:
+            if name in self._families and name not in self._specs:
+                spec = self._at_preset(self._families[name], name, self.preset_of(request))
+            else:
+                spec = self.get(name)
             if request.proof_kind not in (ProofKind.UNSPECIFIED, spec.proof_kind):
                 raise UnknownCircuit(f"circuit {spec.circuit_id!r} proves {spec.proof_kind.name}, "
-                                     f"not {ProofKind(request.proof_kind).name}")
+                                     f"not {_kind_name(request.proof_kind)}")
             return spec
         kind = request.proof_kind
         if kind == ProofKind.UNSPECIFIED:
@@ -105,25 +127,47 @@ class CircuitRegistry:
             kind = ProofKind(kind)
         except ValueError:
             raise UnknownCircuit(f"unknown proof kind {int(kind)}") from None
-        cid = self._defaults.get(kind)
-        if cid is None:
+        return self._for_kind(kind, self.preset_of(request))
+
+    def _for_kind(self, kind: ProofKind, preset: str) -> CircuitSpec:
+        if kind in self._defaults:
+            return self._specs[self._defaults[kind]]
+        if kind not in self._by_kind:
             raise UnknownCircuit(f"no circuit is registered for proof kind {kind.name}")
+        return self._at_preset(self._by_kind[kind], kind.name, preset)
+
+    def _at_preset(self, presets: dict[str, str], what: str, preset: str) -> CircuitSpec:
+        cid = presets.get(preset)
+        if cid is None:
+            raise UnknownCircuit(f"no circuit is registered for {what} at preset {preset!r} "
+                                 f"(registered presets: {', '.join(presets)})")
         return self._specs[cid]
 
-    def lookup(self, name: str) -> CircuitSpec:
-        """A circuit id, or a proof kind name (e.g. 'winning-post') meaning its default circuit."""
+    def lookup(self, name: str, preset: str | None = None) -> CircuitSpec:
+        """A circuit id; a family ('winning-post-like') or proof kind name ('winning-post',
+        'WINNING_POST') at `preset` (default: the default preset)."""
         if name in self._specs:
             return self._specs[name]
+        preset = preset or self.default_preset
+        if name in self._families:
+            return self._at_preset(self._families[name], name, preset)
         from .types import parse_kind
 
         try:
             kind = parse_kind(name)
         except ValueError:
             return self.get(name)  # raises UnknownCircuit listing the ids
-        return self.resolve(ProofRequest(proof_kind=kind))
+        return self._for_kind(kind, preset)
 
     def specs(self) -> list[CircuitSpec]:
         return list(self._specs.values())
 
-    def defaults(self) -> dict[ProofKind, str]:
-        return dict(self._defaults)
+    def families(self) -> list[str]:
+        return list(self._families)
+
+
+def _kind_name(value: int) -> str:
+    try:
+        return ProofKind(value).name
+    except ValueError:
+        return f"proof kind {int(value)}"

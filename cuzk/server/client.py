@@ -1,7 +1,7 @@
 """A small client for the cuzk.v1 service (used by the bench tool and tests).
 
     with ProvingClient("unix:/run/cuzk.sock") as c:
-        r = c.prove(circuit_id="demo-winning-tiny", vanilla_proof=data)   # AwaitProofResponse
+        r = c.prove(circuit_id="winning-post-like-tiny", vanilla_proof=data)   # AwaitProofResponse
 """
 
 from __future__ import annotations

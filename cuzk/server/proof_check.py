@@ -1,8 +1,8 @@
 """Client-side proof checking: a job's proof bytes against the circuit's verifying key.
 
 The verifying key comes from the daemon (GetVerifyingKey); the public inputs
-should come from the client's own knowledge of the statement (for the demo
-workload, the vanilla proof it sent), not from the daemon's answer.
+should come from the client's own knowledge of the statement (for the
+built-in workloads, the vanilla proof it sent), not from the daemon's answer.
 """
 
 from __future__ import annotations

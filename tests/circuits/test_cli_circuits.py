@@ -1,5 +1,6 @@
 """`cuzk circuit info --kind`, `cuzk bench gen-vanilla`, `cuzk bench synth --kind` end to end."""
 
+import base64
 import json
 
 from cuzk.circuits import get_kind
@@ -21,6 +22,14 @@ def test_gen_vanilla_then_info_with_the_file(tmp_path, capsys):
     assert data == get_kind("winning-post-like").generate_vanilla("tiny", 9)
     assert main(["circuit", "info", "--kind", "winning-post-like", "--preset", "tiny", "--vanilla", str(path)]) == 0
     assert "satisfied: yes" in capsys.readouterr().out
+
+
+def test_gen_vanilla_count_writes_a_json_array(tmp_path):
+    path = tmp_path / "v.json"
+    assert main(["bench", "gen-vanilla", "--kind", "window-post-like", "--preset", "tiny", "--count", "2",
+                 "--seed", "5", "-o", str(path)]) == 0
+    items = [base64.b64decode(x) for x in json.loads(path.read_text())]
+    assert items == [get_kind("window-post-like").generate_vanilla("tiny", s) for s in (5, 6)]
 
 
 def test_bench_synth_kind_writes_json(tmp_path, capsys):

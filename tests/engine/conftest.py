@@ -1,11 +1,12 @@
-"""Engines on the demo workload, sharing one parameter directory per test session."""
+"""Engines on the tiny built-in workloads (plus the synthetic circuit), sharing
+one parameter directory per test session."""
 
 from __future__ import annotations
 
 import pytest
 
-from cuzk.engine import Engine, EngineConfig
-from cuzk.engine import demo_workload
+from cuzk.circuits import get_kind
+from cuzk.engine import Engine, EngineConfig, synthetic
 
 
 @pytest.fixture(scope="session")
@@ -20,7 +21,8 @@ def make_engine(state_dir):
     def make(**settings):
         cfg = EngineConfig()
         cfg.daemon.state_dir = str(state_dir)
-        cfg.circuits.demo_presets = ["tiny"]
+        cfg.circuits.presets = ["tiny"]
+        cfg.circuits.synthetic = True
         cfg.gpus.backend = "cpu"
         cfg.gpus.gpu_threads = 1  # tiny circuits: parallel kernels only add overhead
         for dotted, value in settings.items():
@@ -37,8 +39,10 @@ def make_engine(state_dir):
 
 @pytest.fixture(scope="session")
 def vanilla():
-    """A fresh valid vanilla proof for a demo kind at the tiny preset."""
-    def make(kind: str = "demo-winning") -> bytes:
-        return demo_workload.generate_vanilla(kind, "tiny")
+    """A fresh valid vanilla proof for a kind ('winning-post-like', ..., 'synthetic') at the tiny preset."""
+    def make(kind: str = "winning-post-like") -> bytes:
+        if kind == synthetic.FAMILY:
+            return synthetic.generate_vanilla("tiny")
+        return get_kind(kind).generate_vanilla("tiny")
 
     return make

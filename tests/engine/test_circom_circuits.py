@@ -15,7 +15,6 @@ pytestmark = pytest.mark.skipif(not (FIXTURE / "bits_mix.zkey").exists(), reason
 def engine(tmp_path_factory):
     cfg = EngineConfig()
     cfg.daemon.state_dir = str(tmp_path_factory.mktemp("circom-state"))
-    cfg.circuits.demo = False
     cfg.circuits.circom = [{"id": "bits-mix", "zkey": str(FIXTURE / "bits_mix.zkey"), "proof_kind": "winning-post"}]
     cfg.gpus.backend = "cpu"
     cfg.gpus.gpu_threads = 1

@@ -1,4 +1,5 @@
-"""The engine as a library, end to end on the demo workload: real proofs, checked by an oracle."""
+"""The engine as a library, end to end on the tiny built-in workloads (the PoSt kinds, cheap
+enough for CI) and the synthetic circuit (batching, partitions): real proofs, checked by an oracle."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import threading
 import pytest
 from groth16_oracle import verify_job
 
+from cuzk.circuits import get_kind
+from cuzk.circuits.vanilla import encode, peek
 from cuzk.engine import JobState, Priority, ProofKind, ProofRequest
 from cuzk.engine.errors import DuplicateRequestConflict, JobNotFound, ParamsInUse, UnknownCircuit
 from cuzk.engine.types import Tier
@@ -14,7 +17,7 @@ from cuzk.engine.types import Tier
 TIMEOUT = 900  # a cold CI run compiles the kernels on first use
 
 
-def req(vanilla, cid="demo-winning-tiny", **kw):
+def req(vanilla, cid="winning-post-like-tiny", **kw):
     return ProofRequest(circuit_id=cid, vanilla_proof=vanilla, **kw)
 
 
@@ -25,29 +28,33 @@ def check(engine, result):
     assert verify_job(vk, result.proof, result.public_inputs)
 
 
-def test_every_demo_kind_proves_and_verifies(make_engine, vanilla):
+def tampered(v: bytes) -> bytes:
+    """The container with one Merkle path element changed: decodes, does not satisfy the circuit."""
+    head = peek(v)
+    arrays = get_kind(head["kind"]).parse(head["preset"], v).copy().arrays
+    arrays["paths"][0, 0, 1, 0, 2, 0] ^= 1
+    return encode(head["kind"], head["preset"], head["shape"], arrays)
+
+
+def test_post_proof_kinds_prove_and_verify(make_engine, vanilla):
     engine = make_engine()
-    ids = {}
-    for kind in ProofKind:
-        if kind == ProofKind.UNSPECIFIED:
-            continue
-        spec = engine.registry.resolve(ProofRequest(proof_kind=kind))
-        kind_name = spec.circuit_id.rsplit("-", 1)[0]
-        ids[kind] = engine.submit(ProofRequest(proof_kind=kind, vanilla_proof=vanilla(kind_name))).job_id
+    ids = {kind: engine.submit(ProofRequest(proof_kind=kind, sector_size=2048, vanilla_proof=vanilla(name))).job_id
+           for kind, name in ((ProofKind.WINNING_POST, "winning-post-like"),
+                              (ProofKind.WINDOW_POST_PARTITION, "window-post-like"))}
     for kind, job_id in ids.items():
         r = engine.await_job(job_id, TIMEOUT)
         check(engine, r)
-        assert r.proof_kind == kind
-        assert r.priority == engine.registry.resolve(ProofRequest(proof_kind=kind)).default_priority
+        assert r.proof_kind == kind and r.circuit_id.endswith("-post-like-tiny")
+        assert r.priority == (Priority.CRITICAL if kind == ProofKind.WINNING_POST else Priority.HIGH)
         t = r.timings
         assert t.total_ms >= t.queue_wait_ms and t.synthesis_ms > 0 and t.prove_ms > 0
-    assert engine.status().completed == 4
+    assert engine.status().completed == 2
 
 
 def test_full_batch_overflow_and_timeout_flush(make_engine, vanilla):
     engine = make_engine(scheduler__max_batch_size=2, scheduler__max_batch_wait_ms=300)
     engine.pause()
-    ids = [engine.submit(req(vanilla("demo-porep"), "demo-porep-tiny")).job_id for _ in range(3)]
+    ids = [engine.submit(req(vanilla("synthetic"), "synthetic-tiny")).job_id for _ in range(3)]
     engine.pause(False)
     r = [engine.await_job(i, TIMEOUT) for i in ids]
     for x in r:
@@ -59,9 +66,9 @@ def test_full_batch_overflow_and_timeout_flush(make_engine, vanilla):
 def test_critical_job_behind_queued_normal_jobs_starts_first(make_engine, vanilla):
     engine = make_engine()
     engine.pause()
-    normal = [engine.submit(req(vanilla("demo-window"), "demo-window-tiny", priority=Priority.NORMAL)).job_id
+    normal = [engine.submit(req(vanilla("window-post-like"), "window-post-like-tiny", priority=Priority.NORMAL)).job_id
               for _ in range(3)]
-    sub = engine.submit(req(vanilla("demo-winning"), priority=Priority.CRITICAL))
+    sub = engine.submit(req(vanilla(), priority=Priority.CRITICAL))
     assert sub.queue_position == 0
     engine.pause(False)
     order = {i: engine.await_job(i, TIMEOUT) for i in normal + [sub.job_id]}
@@ -104,12 +111,10 @@ def test_malformed_input_fails_clearly_and_engine_keeps_serving(make_engine, van
     engine = make_engine()
     bad = engine.prove(req(b"not a vanilla proof at all"), TIMEOUT)
     assert bad.state == JobState.FAILED and "bad magic" in bad.error and bad.proof == b""
-    wrong = engine.prove(req(vanilla("demo-porep")), TIMEOUT)  # a porep input sent to the winning circuit
-    assert wrong.state == JobState.FAILED and "made for" in wrong.error
-    tampered = bytearray(vanilla())
-    tampered[-1] ^= 1  # change the claimed public input
-    t = engine.prove(req(bytes(tampered)), TIMEOUT)
-    assert t.state == JobState.FAILED and "does not match" in t.error
+    wrong = engine.prove(req(vanilla("window-post-like")), TIMEOUT)  # sent to the winning circuit
+    assert wrong.state == JobState.FAILED and "made for kind 'window-post-like'" in wrong.error
+    t = engine.prove(req(tampered(vanilla())), TIMEOUT)
+    assert t.state == JobState.FAILED and "do not satisfy the circuit" in t.error and t.proof == b""
     check(engine, engine.prove(req(vanilla()), TIMEOUT))
     with pytest.raises(UnknownCircuit):
         engine.submit(req(vanilla(), cid="nope"))
@@ -162,7 +167,7 @@ def test_await_timeout_returns_the_current_state(make_engine, vanilla):
 
 def test_small_memory_budget_serializes_but_completes(make_engine, vanilla):
     engine = make_engine(memory__total_budget="400KiB", synthesis__threads=2)
-    ids = [engine.submit(req(vanilla("demo-porep"), "demo-porep-tiny")).job_id for _ in range(3)]
+    ids = [engine.submit(req(vanilla("synthetic"), "synthetic-tiny")).job_id for _ in range(3)]
     for i in ids:
         check(engine, engine.await_job(i, TIMEOUT))
     assert engine.budget.peak <= engine.budget.total
@@ -170,7 +175,7 @@ def test_small_memory_budget_serializes_but_completes(make_engine, vanilla):
 
 def test_parameters_preload_evict_and_in_use(make_engine, vanilla):
     engine = make_engine()
-    cid = "demo-snap-tiny"
+    cid = "window-post-like-tiny"
     engine.evict(cid)
     assert engine.srs.tier(cid) == Tier.COLD
     already, _ = engine.preload(cid)
@@ -178,7 +183,7 @@ def test_parameters_preload_evict_and_in_use(make_engine, vanilla):
     assert engine.preload(cid)[0] is True
     entered, release = threading.Event(), threading.Event()
     engine.fault_injector = lambda item: (entered.set(), release.wait(TIMEOUT))
-    job_id = engine.submit(req(vanilla("demo-snap"), cid)).job_id
+    job_id = engine.submit(req(vanilla("window-post-like"), cid)).job_id
     assert entered.wait(TIMEOUT)
     with pytest.raises(ParamsInUse):
         engine.evict(cid)
@@ -198,7 +203,7 @@ def test_shutdown_finishes_running_jobs_and_cancels_queued(make_engine, vanilla)
         release.wait(TIMEOUT)
 
     engine.fault_injector = hold
-    running = engine.submit(req(vanilla("demo-porep"), "demo-porep-tiny")).job_id  # 2 partitions
+    running = engine.submit(req(vanilla("synthetic"), "synthetic-tiny")).job_id  # 2 partitions
     assert entered.wait(TIMEOUT)
     engine.pause()
     queued = engine.submit(req(vanilla())).job_id

@@ -1,4 +1,4 @@
-"""A test daemon: `cuzk daemon` as a subprocess on the tiny demo workload."""
+"""A test daemon: `cuzk daemon` as a subprocess on the tiny built-in workloads and the synthetic circuit."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ gpu_threads = 1
 [srs]
 param_cache = "{param_dir}"
 [circuits]
-demo_presets = ["tiny"]
+presets = ["tiny"]
+synthetic = true
 {settings}
 """, env={"CUZK_FAULTS": faults} if faults else None)

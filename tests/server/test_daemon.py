@@ -1,4 +1,5 @@
-"""The daemon over gRPC (issue 6, "Done when"): a subprocess on a unix socket, demo workload."""
+"""The daemon over gRPC (issue 6, "Done when"): a subprocess on a unix socket; the tiny PoSt
+workloads (real circuits, cheap) and the synthetic circuit (batching, partitions)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 from daemon_helpers import Daemon
 from groth16_oracle import verify_job
 
-from cuzk.engine import demo_workload
+from cuzk.circuits import get_kind
+from cuzk.engine import synthetic
 from cuzk.proto import proving_pb2 as pb
 from cuzk.server.convert import public_inputs_from_proto, vk_from_proto
 
@@ -19,8 +21,10 @@ WAIT_MS = 900_000  # a cold CI run compiles the kernels inside the daemon first
 S = pb.AwaitProofResponse
 
 
-def vanilla(kind="demo-winning"):
-    return demo_workload.generate_vanilla(kind, "tiny")
+def vanilla(kind="winning-post-like"):
+    if kind == synthetic.FAMILY:
+        return synthetic.generate_vanilla("tiny")
+    return get_kind(kind).generate_vanilla("tiny")
 
 
 def verified(client, r) -> bool:
@@ -40,24 +44,27 @@ def wait_state(client, job_id, states, limit=300.0):
 
 def test_prove_and_verify(daemon):
     with daemon.client() as c:
-        r = c.prove(proof_kind=pb.WINNING_POST, vanilla_proof=vanilla(), timeout_ms=WAIT_MS)
+        r = c.prove(proof_kind=pb.WINNING_POST, sector_size=2048, vanilla_proof=vanilla(), timeout_ms=WAIT_MS)
         assert r.status == S.COMPLETED, r.error_message
-        assert r.circuit_id == "demo-winning-tiny" and len(r.proof) == 192 and r.priority == pb.CRITICAL
+        assert r.circuit_id == "winning-post-like-tiny" and len(r.proof) == 192 and r.priority == pb.CRITICAL
         assert verified(c, r)
         assert r.total_ms >= r.queue_wait_ms
-        porep = c.prove(circuit_id="demo-porep-tiny", vanilla_proof=vanilla("demo-porep"), timeout_ms=WAIT_MS)
-        assert porep.status == S.COMPLETED and len(porep.proof) == 384 and porep.num_partitions == 2
-        assert verified(c, porep)
+        w = c.prove(proof_kind=pb.WINDOW_POST_PARTITION, vanilla_proof=vanilla("window-post-like"), timeout_ms=WAIT_MS)
+        assert w.status == S.COMPLETED and w.circuit_id == "window-post-like-tiny" and w.priority == pb.HIGH
+        assert verified(c, w)
+        two = c.prove(circuit_id="synthetic-tiny", vanilla_proof=vanilla("synthetic"), timeout_ms=WAIT_MS)
+        assert two.status == S.COMPLETED and len(two.proof) == 384 and two.num_partitions == 2
+        assert verified(c, two)
         text = c.metrics()
-        assert 'cuzk_proofs_completed_total{circuit_id="demo-winning-tiny",proof_kind="winning_post"}' in text
-        assert 'cuzk_proof_phase_seconds_count{phase="prove",proof_kind="porep_c2"} 2.0' in text  # per partition
+        assert 'cuzk_proofs_completed_total{circuit_id="winning-post-like-tiny",proof_kind="winning_post"}' in text
+        assert 'cuzk_proof_phase_seconds_count{phase="prove",proof_kind="unspecified"} 2.0' in text  # per partition
         with urllib.request.urlopen(daemon.metrics_url, timeout=30) as resp:  # daemon.metrics_listen
             assert b"cuzk_memory_bytes" in resp.read()
 
 
 def test_batch_timeout_flush(daemon):
     with daemon.client() as c:
-        r = c.prove(circuit_id="demo-snap-tiny", vanilla_proof=vanilla("demo-snap"), timeout_ms=WAIT_MS)
+        r = c.prove(circuit_id="synthetic-tiny", vanilla_proof=vanilla("synthetic"), timeout_ms=WAIT_MS)
         assert r.status == S.COMPLETED and r.batch_size == 1  # max_batch_size 2 never reached: the timer flushed it
         assert verified(c, r)
 
@@ -66,7 +73,7 @@ def test_full_batch_and_overflow_into_the_next(daemon):
     with daemon.client() as c:
         assert c.pause(True)
         try:
-            ids = [c.submit(circuit_id="demo-porep-tiny", vanilla_proof=vanilla("demo-porep")).job_id
+            ids = [c.submit(circuit_id="synthetic-tiny", vanilla_proof=vanilla("synthetic")).job_id
                    for _ in range(3)]
         finally:
             c.pause(False)
@@ -81,8 +88,8 @@ def test_critical_job_behind_queued_normal_jobs_starts_first(daemon):
     with daemon.client() as c:
         c.pause(True)
         try:
-            normal = [c.submit(circuit_id="demo-window-tiny", priority=pb.NORMAL,
-                               vanilla_proof=vanilla("demo-window")).job_id for _ in range(3)]
+            normal = [c.submit(circuit_id="window-post-like-tiny", priority=pb.NORMAL,
+                               vanilla_proof=vanilla("window-post-like")).job_id for _ in range(3)]
             crit = c.submit(proof_kind=pb.WINNING_POST, priority=pb.CRITICAL, vanilla_proof=vanilla())
             assert crit.queue_position == 0
         finally:
@@ -125,6 +132,7 @@ def test_malformed_input_fails_clearly_and_daemon_keeps_serving(daemon):
         assert failing.status == S.FAILED and "after 2 attempt(s)" in failing.error_message and failing.retries == 1
         for code, fields in ((grpc.StatusCode.INVALID_ARGUMENT, {"circuit_id": "nope"}),
                              (grpc.StatusCode.INVALID_ARGUMENT, {"proof_kind": 9}),
+                             (grpc.StatusCode.INVALID_ARGUMENT, {"proof_kind": pb.WINNING_POST, "sector_size": 12345}),
                              (grpc.StatusCode.INVALID_ARGUMENT, {})):
             with pytest.raises(grpc.RpcError) as e:
                 c.submit(vanilla_proof=b"x", **fields)
@@ -152,14 +160,14 @@ def test_same_request_id_twice_is_one_job(daemon):
 
 def test_status_preload_evict(daemon):
     with daemon.client() as c:
-        c.evict("demo-window-tiny")
-        p = c.preload("demo-window-tiny")
-        assert not p.already_loaded and c.preload("demo-window-tiny").already_loaded
+        c.evict("window-post-like-tiny")
+        p = c.preload("window-post-like-tiny")
+        assert not p.already_loaded and c.preload("window-post-like-tiny").already_loaded
         s = c.status()
         tiers = {x.circuit_id: x for x in s.loaded_srs}
-        assert tiers["demo-window-tiny"].tier == pb.SRSStatus.HOT and tiers["demo-window-tiny"].size_bytes > 0
+        assert tiers["window-post-like-tiny"].tier == pb.SRSStatus.HOT and tiers["window-post-like-tiny"].size_bytes > 0
         assert s.gpus and s.gpus[0].backend == "cpu" and s.memory_limit_bytes > 0 and s.peak_rss_bytes > 0
-        e = c.evict("demo-window-tiny")
+        e = c.evict("window-post-like-tiny")
         assert e.was_loaded and e.freed_bytes > 0
         with pytest.raises(grpc.RpcError) as err:
             c.preload("no-such-circuit")

@@ -1,20 +1,21 @@
-"""Built-in TEST/DEMO workload: small stand-ins for the four Filecoin proof kinds.
+"""The synthetic circuit: a test and benchmark workload, not a Filecoin model.
 
-These are not the Filecoin circuits (those come with the circuits package);
-they exist so the whole engine path is real without any external files:
-vanilla-proof bytes -> synthesis (witness + SpMV) -> Groth16 proof -> bytes
-that verify. Parameters are generated once and kept as bellperson
-.params/.vk files in the parameter directory (srs.param_cache).
+What it is for: a batchable two-partition circuit whose parameters take
+milliseconds to generate, so the engine tests exercise batching, partition
+scheduling and shutdown in seconds; and a synthesis cost set independently
+of the proving cost, to measure pipelining on a workload where the two take
+similar time (`cuzk bench batch --compare --kind synthetic`). Registered only
+when `circuits.synthetic` is set, by circuit id only (`synthetic-<preset>`):
+it serves no proof kind. The Filecoin-shaped workloads are in `workloads`.
 
 Circuit (BLS12-381): N instances of x -> x^5 (x*x = x2, x2*x2 = x4, x4*x = x5),
 stamped from one recorded template, and one public input y = sum of the x5.
 The private x_i are expanded from a per-partition seed by `rounds` rounds of
-a 64-bit mixing function (a nogil numba kernel). That expansion stands in for
-the work real synthesis does on a vanilla proof (Merkle-path hashing,
-labeling) and sets the ratio of synthesis to proving time.
+a 64-bit mixing function (a nogil numba kernel): that expansion is the
+synthesis work, and `rounds` sets its cost.
 
 Vanilla proof bytes (little-endian):
-    magic b"CUZKDEMO", u16 version = 1, u16 0, u32 instances, u32 partitions,
+    magic b"CUZKSYNT", u16 version = 1, u16 0, u32 instances, u32 partitions,
     u32 rounds, then per partition: seed (32 bytes), y (32 bytes, canonical).
 """
 
@@ -31,12 +32,13 @@ from numba import njit
 
 from cuzk.errors import FormatError, ValidationError
 
+from .generated_params import GeneratedParams
 from .registry import CircuitSpec, Witness, working_bytes_estimate
-from .srs import BellpersonParams
 from .types import Priority, ProofKind, ProofRequest
+from .workloads import vanilla_bytes
 
 CURVE = "bls12_381"
-MAGIC = b"CUZKDEMO"
+MAGIC = b"CUZKSYNT"
 VERSION = 1
 HEADER = struct.Struct("<8sHHIII")
 
@@ -47,18 +49,12 @@ PRESETS = {
     "medium": (14, 30_000),
 }
 
-# kind name -> (proof kind, partitions, batchable, default priority); Filecoin has
-# 10 PoRep and 16 SnapDeals partitions, the demo keeps CI fast with 2
-KINDS = {
-    "demo-porep": (ProofKind.POREP_SEAL_COMMIT, 2, True, Priority.NORMAL),
-    "demo-snap": (ProofKind.SNAP_DEALS_UPDATE, 2, True, Priority.NORMAL),
-    "demo-window": (ProofKind.WINDOW_POST_PARTITION, 1, False, Priority.HIGH),
-    "demo-winning": (ProofKind.WINNING_POST, 1, False, Priority.CRITICAL),
-}
+FAMILY = "synthetic"
+PARTITIONS = 2  # enough to interleave partitions of several jobs, few enough for fast tests
 
 
-def circuit_id(kind: str, preset: str) -> str:
-    return f"{kind}-{preset}"
+def circuit_id(preset: str) -> str:
+    return f"{FAMILY}-{preset}"
 
 
 def instances(preset: str) -> int:
@@ -164,7 +160,7 @@ def public_input(xs: np.ndarray) -> int:
 # ---- vanilla proofs ------------------------------------------------------------------
 
 
-class DemoInput:
+class SyntheticInput:
     def __init__(self, n: int, partitions: int, rounds: int, seeds: list[bytes], ys: list[int]):
         self.n, self.partitions, self.rounds, self.seeds, self.ys = n, partitions, rounds, seeds, ys
 
@@ -174,7 +170,7 @@ def encode_vanilla(n: int, rounds: int, seeds: list[bytes], ys: list[int]) -> by
     return HEADER.pack(MAGIC, VERSION, 0, n, len(seeds), rounds) + body
 
 
-def decode_vanilla(data: bytes, *, n: int, partitions: int, rounds: int, circuit: str) -> DemoInput:
+def decode_vanilla(data: bytes, *, n: int, partitions: int, rounds: int, circuit: str) -> SyntheticInput:
     from cuzk.field import fields_of
 
     where = f"vanilla proof for {circuit}"
@@ -200,64 +196,29 @@ def decode_vanilla(data: bytes, *, n: int, partitions: int, rounds: int, circuit
         if y >= p:
             raise FormatError(f"{where}: partition {k}: public input is not a field element")
         ys.append(y)
-    return DemoInput(n, partitions, rounds, seeds, ys)
+    return SyntheticInput(n, partitions, rounds, seeds, ys)
 
 
-def generate_vanilla(kind: str, preset: str, rng_seed: bytes | None = None) -> bytes:
-    """A valid vanilla proof for circuit `kind-preset` (does the expansion work once)."""
-    _, partitions, _, _ = KINDS[kind]
+def generate_vanilla(preset: str, seed: int | None = None) -> bytes:
+    """A valid vanilla proof for `synthetic-<preset>` (does the expansion work once)."""
     n, rounds = instances(preset), PRESETS[preset][1]
-    seeds = [secrets.token_bytes(32) if rng_seed is None else hashlib.sha256(rng_seed + bytes([k])).digest()
-             for k in range(partitions)]
+    base = secrets.token_bytes(32) if seed is None else int(seed).to_bytes(16, "little", signed=True)
+    seeds = [hashlib.sha256(base + bytes([k])).digest() for k in range(PARTITIONS)]
     ys = [public_input(private_inputs(s, k, n, rounds)) for k, s in enumerate(seeds)]
     return encode_vanilla(n, rounds, seeds, ys)
-
-
-# ---- parameters -------------------------------------------------------------------------
-
-
-class GeneratedParams(BellpersonParams):
-    """Random parameters for a demo circuit, generated once and kept as bellperson
-    .params/.vk files in `directory` (a restarted daemon proves with the same keys)."""
-
-    def __init__(self, cid: str, n: int, directory: Path):
-        self.cid, self.n, self.directory = cid, n, Path(directory)
-        super().__init__(None, lambda: compiled(n), checked=False)  # our own files: skip subgroup checks
-        self.description = f"generated ({self.directory})"
-
-    def stem(self) -> Path:
-        return self.directory / f"{self.cid}-{compiled(self.n).topology_hash.hex()[:16]}"
-
-    def open(self):
-        from cuzk.formats.bellperson import write_params, write_vk
-        from cuzk.groth16 import setup
-
-        self.path = self.stem().with_suffix(".params")
-        if not self.path.exists():
-            self.directory.mkdir(parents=True, exist_ok=True)
-            pk = setup.generate(compiled(self.n), progress=False)
-            write_vk(self.stem().with_suffix(".vk"), pk.vk)
-            write_params(self.path, pk)  # written last, atomically: its presence means complete
-        return super().open()
 
 
 # ---- registration ------------------------------------------------------------------------
 
 
-def make_spec(kind: str, preset: str, params_dir: Path) -> CircuitSpec:
-    proof_kind, partitions, batchable, priority = KINDS[kind]
+def make_spec(preset: str, params_dir: Path) -> CircuitSpec:
     n, rounds = instances(preset), PRESETS[preset][1]
-    cid = circuit_id(kind, preset)
+    cid = circuit_id(preset)
 
-    def parse(req: ProofRequest) -> DemoInput:
-        data = req.vanilla_proof
-        if not data and len(req.vanilla_proofs) == 1:
-            data = req.vanilla_proofs[0]
-        if not data:
-            raise FormatError(f"{cid}: the request carries no vanilla proof")
-        return decode_vanilla(data, n=n, partitions=partitions, rounds=rounds, circuit=cid)
+    def parse(req: ProofRequest) -> SyntheticInput:
+        return decode_vanilla(vanilla_bytes(req, cid), n=n, partitions=PARTITIONS, rounds=rounds, circuit=cid)
 
-    def witness(parsed: DemoInput, p: int) -> Witness:
+    def witness(parsed: SyntheticInput, p: int) -> Witness:
         from cuzk.r1cs import WitnessCS
 
         xs = private_inputs(parsed.seeds[p], p, n, rounds)
@@ -280,17 +241,15 @@ def make_spec(kind: str, preset: str, params_dir: Path) -> CircuitSpec:
         return working_bytes_estimate(cc.num_vars, cc.num_rows)
 
     return CircuitSpec(
-        circuit_id=cid, proof_kind=proof_kind, curve=CURVE, num_partitions=partitions, batchable=batchable,
-        default_priority=priority, params=GeneratedParams(cid, n, params_dir), parse=parse, witness=witness,
-        rows=rows, public_inputs=public_inputs, working_bytes=working_bytes,
-        description=f"demo workload ({n} x^5 instances, {rounds} derivation rounds, {partitions} partition(s))",
-        info={"preset": preset, "instances": n, "rounds": rounds, "demo": True},
-        generate_vanilla=lambda: generate_vanilla(kind, preset),
+        circuit_id=cid, proof_kind=ProofKind.UNSPECIFIED, curve=CURVE, num_partitions=PARTITIONS, batchable=True,
+        default_priority=Priority.NORMAL, params=GeneratedParams(cid, lambda: compiled(n), params_dir), parse=parse,
+        witness=witness, rows=rows, public_inputs=public_inputs, working_bytes=working_bytes, family=FAMILY,
+        preset=preset, description=f"synthetic test workload ({n} x^5 instances, {rounds} derivation rounds, "
+        f"{PARTITIONS} partitions)",
+        generate_vanilla=lambda seed=None: generate_vanilla(preset, seed),
     )
 
 
-def register(registry, params_dir: Path, presets=("tiny", "small", "medium"), default_preset: str = "tiny") -> None:
-    """Register every demo kind at each preset; the proof kinds default to `default_preset`."""
-    for preset in presets:
-        for kind in KINDS:
-            registry.register(make_spec(kind, preset, params_dir), default_for_kind=(preset == default_preset))
+def register(registry, params_dir: Path) -> None:
+    for preset in PRESETS:
+        registry.register(make_spec(preset, params_dir))
