@@ -64,19 +64,8 @@ def {g}_xyzz_dbl(p):
 
 @njit(cache=True)
 def {g}_affine_dbl(q):
-    """mdbl-2008-s-1: double an affine point into XYZZ."""
-    if {g}_affine_is_zero(q):
-        return {G}_XYZZ_ZERO
-    X1, Y1 = q
-    U = {f}_dbl(Y1)
-    V = {f}_sqr(U)
-    W = {f}_mul(U, V)
-    S = {f}_mul(X1, V)
-    X1s = {f}_sqr(X1)
-    M = {f}_add({f}_dbl(X1s), X1s)
-    X3 = {f}_sub({f}_sqr(M), {f}_dbl(S))
-    Y3 = {f}_sub({f}_mul(M, {f}_sub(S, X3)), {f}_mul(W, Y1))
-    return (X3, Y3, V, W)
+    """Double an affine point into XYZZ (the rare P == Q case of mixed addition)."""
+    return {g}_xyzz_dbl({g}_from_affine(q))
 
 @njit(cache=True)
 def {g}_xyzz_add_affine(p, q):
