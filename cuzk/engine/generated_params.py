@@ -10,6 +10,7 @@ circuit's topology hash, so a changed circuit never meets stale parameters.
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import time
 from pathlib import Path
@@ -35,13 +36,21 @@ class GeneratedParams(BellpersonParams):
 
         self.path = self.stem().with_suffix(".params")
         if not self.path.exists():
-            cc = self.compiled()
-            log.info("generating parameters of %s (%d constraints; once, kept in %s)", self.circuit_id,
-                     cc.num_constraints, self.directory)
-            t0 = time.perf_counter()
             self.directory.mkdir(parents=True, exist_ok=True)
-            pk = setup.generate(cc, progress=False)
-            write_vk(self.stem().with_suffix(".vk"), pk.vk)
-            write_params(self.path, pk)  # written last, atomically: its presence means complete
-            log.info("parameters of %s generated in %.1f s", self.circuit_id, time.perf_counter() - t0)
+            # one generator per directory and circuit (daemons or cluster nodes may share it):
+            # the .vk and .params written by two setups must never be mixed
+            with open(self.stem().with_suffix(".lock"), "a+b") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if not self.path.exists():
+                    self._generate(write_params, write_vk, setup)
         return super().open()
+
+    def _generate(self, write_params, write_vk, setup) -> None:
+        cc = self.compiled()
+        log.info("generating parameters of %s (%d constraints; once, kept in %s)", self.circuit_id,
+                 cc.num_constraints, self.directory)
+        t0 = time.perf_counter()
+        pk = setup.generate(cc, progress=False)
+        write_vk(self.stem().with_suffix(".vk"), pk.vk)
+        write_params(self.path, pk)  # written last, atomically: its presence means complete
+        log.info("parameters of %s generated in %.1f s", self.circuit_id, time.perf_counter() - t0)

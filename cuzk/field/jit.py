@@ -13,6 +13,7 @@ import importlib.util
 import os
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 PRELUDE = """\
@@ -35,13 +36,25 @@ def cache_dir() -> Path:
     return path
 
 
+_built: dict[str, object] = {}
+_lock = threading.RLock()  # a module half-executed by one thread must not be handed to another
+
+
 def build_module(name: str, source: str):
     """Import `source` as module `cuzk_jit_<name>_<hash>`, writing it once."""
     text = PRELUDE + source
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     modname = f"cuzk_jit_{name}_{digest}"
-    if modname in sys.modules:
-        return sys.modules[modname]
+    module = _built.get(modname)
+    if module is not None:
+        return module
+    with _lock:
+        if modname not in _built:
+            _built[modname] = _import(modname, text)
+        return _built[modname]
+
+
+def _import(modname: str, text: str):
     directory = cache_dir()
     path = directory / f"{modname}.py"
     if not path.exists():
