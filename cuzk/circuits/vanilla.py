@@ -29,6 +29,7 @@ import struct
 
 import numpy as np
 
+from cuzk import safe_json
 from cuzk.errors import FormatError
 
 MAGIC = b"CUZKVAN1"
@@ -62,11 +63,8 @@ def encode(kind: str, preset: str, shape: dict, arrays: dict[str, np.ndarray], s
     return bytes(out)
 
 
-def decode(data: bytes, kind: str, preset: str, shape: dict, expected: dict[str, tuple]) -> dict[str, np.ndarray]:
-    """The arrays of a container made for (kind, preset, shape); `expected`
-    maps each array name to its shape (dtype u1 unless the name is listed
-    with a trailing dtype: {"challenges": ((P, C), "<u8")})."""
-    where = f"vanilla proof for {kind}-{preset}"
+def _header(data, where: str) -> dict:
+    """The container's JSON header, checked to be an object (FormatError otherwise)."""
     buf = memoryview(data)
     if len(buf) < _HEAD.size:
         raise FormatError(f"{where}: {len(buf)} bytes is too short for the header")
@@ -75,43 +73,65 @@ def decode(data: bytes, kind: str, preset: str, shape: dict, expected: dict[str,
         raise FormatError(f"{where}: bad magic {bytes(magic)!r} (expected {MAGIC!r}; make inputs with "
                           "`cuzk bench gen-vanilla`)")
     if _HEAD.size + hlen > len(buf):
-        raise FormatError(f"{where}: header runs past the end")
-    try:
-        header = json.loads(bytes(buf[_HEAD.size : _HEAD.size + hlen]))
-    except ValueError as exc:
-        raise FormatError(f"{where}: header is not JSON ({exc})") from None
+        raise FormatError(f"{where}: header runs past the end ({hlen} bytes declared, "
+                          f"{len(buf) - _HEAD.size} in the container)")
+    header = safe_json.loads(bytes(buf[_HEAD.size : _HEAD.size + hlen]), f"{where}: header")
+    if not isinstance(header, dict):
+        raise FormatError(f"{where}: header is a JSON {type(header).__name__}, expected an object")
+    return header
+
+
+def _array_metas(header: dict, where: str) -> dict:
+    arrays = header.get("arrays", [])
+    if not isinstance(arrays, list) or not all(isinstance(m, dict) for m in arrays):
+        raise FormatError(f"{where}: header field 'arrays': expected a list of objects")
+    return {m.get("name"): m for m in arrays if isinstance(m.get("name"), str)}
+
+
+def decode(data: bytes, kind: str, preset: str, shape: dict, expected: dict[str, tuple]) -> dict[str, np.ndarray]:
+    """The arrays of a container made for (kind, preset, shape); `expected`
+    maps each array name to its shape (dtype u1 unless the name is listed
+    with a trailing dtype: {"challenges": ((P, C), "<u8")})."""
+    where = f"vanilla proof for {kind}-{preset}"
+    buf = memoryview(data)
+    header = _header(buf, where)
+    hlen = _HEAD.unpack_from(buf)[1]
     if header.get("version") != VERSION:
-        raise FormatError(f"{where}: unsupported version {header.get('version')!r}")
+        raise FormatError(f"{where}: unsupported version {_short(header.get('version'))}")
     if header.get("kind") != kind:
-        raise FormatError(f"{where}: made for kind {header.get('kind')!r}")
+        raise FormatError(f"{where}: made for kind {_short(header.get('kind'))}")
     if header.get("shape") != shape:
-        raise FormatError(f"{where}: made for shape {header.get('shape')} (preset {header.get('preset')!r}), "
-                          f"the circuit has {shape}")
+        raise FormatError(f"{where}: made for shape {_short(header.get('shape'))} (preset "
+                          f"{_short(header.get('preset'))}), the circuit has {shape}")
     start = (_HEAD.size + hlen + 7) // 8 * 8
-    metas = {m.get("name"): m for m in header.get("arrays", [])}
+    metas = _array_metas(header, where)
     out = {}
     for name, spec in expected.items():
         want_shape, want_dtype = spec if len(spec) == 2 and isinstance(spec[1], str) else (spec, "u1")
         m = metas.get(name)
         if m is None:
             raise FormatError(f"{where}: array {name!r} is missing")
-        if m.get("dtype") != want_dtype or tuple(m.get("shape", ())) != tuple(want_shape):
-            raise FormatError(f"{where}: array {name!r} is {m.get('dtype')}{m.get('shape')}, "
+        got_shape = m.get("shape")
+        if m.get("dtype") != want_dtype or not isinstance(got_shape, list) or got_shape != list(want_shape):
+            raise FormatError(f"{where}: array {name!r} is {_short(m.get('dtype'))}{_short(got_shape)}, "
                               f"expected {want_dtype}{list(want_shape)}")
+        offset = m.get("offset")
+        if not isinstance(offset, int) or isinstance(offset, bool):
+            raise FormatError(f"{where}: array {name!r}: offset {_short(offset)} is not an integer")
         dtype = np.dtype(_DTYPES[want_dtype])
         count = int(np.prod(want_shape))
-        o = start + int(m.get("offset", -1))
+        o = start + offset
         if o < start or o % 8 or o + count * dtype.itemsize > len(buf):
             raise FormatError(f"{where}: array {name!r} lies outside the container")
         out[name] = np.frombuffer(buf, dtype=dtype, count=count, offset=o).reshape(want_shape)
     return out
 
 
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "..."
+
+
 def peek(data: bytes) -> dict:
-    """The header of a container (kind, preset, shape, arrays), unchecked."""
-    if len(data) < _HEAD.size:
-        raise FormatError("vanilla proof: too short")
-    magic, hlen = _HEAD.unpack_from(data)
-    if magic != MAGIC:
-        raise FormatError(f"vanilla proof: bad magic {bytes(magic)!r}")
-    return json.loads(bytes(data[_HEAD.size : _HEAD.size + hlen]))
+    """The header of a container (kind, preset, shape, arrays), checked to be a JSON object only."""
+    return _header(data, "vanilla proof")

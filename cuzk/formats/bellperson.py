@@ -22,6 +22,7 @@ from __future__ import annotations
 import mmap
 import os
 import struct
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,12 +89,20 @@ def _read_vk(buf, what: str) -> tuple[VerifyingKey, int]:
     return VerifyingKey(curve=BLS12_381, ic=ic, **pts), off
 
 
-def read_vk(path) -> VerifyingKey:
-    data = Path(path).read_bytes()
-    vk, end = _read_vk(data, str(path))
+def vk_from_bytes(data, what: str = "vk") -> VerifyingKey:
+    """A whole .vk file's bytes -> its validated verifying key."""
+    vk, end = _read_vk(data, what)
     if end != len(data):
-        raise FormatError(f"{path}: {len(data) - end} unexpected bytes after the verifying key")
+        raise FormatError(f"{what}: {len(data) - end} unexpected bytes after the verifying key")
     return vk
+
+
+def read_vk(path) -> VerifyingKey:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot read ({exc.strerror})") from None
+    return vk_from_bytes(data, str(path))
 
 
 def vk_bytes(vk: VerifyingKey) -> bytes:
@@ -135,6 +144,12 @@ def scan_params(buf, what: str) -> ParamsLayout:
     return ParamsLayout(vk, sections, len(buf))
 
 
+def decode_section(buf, layout: ParamsLayout, name: str, what: str, checked: bool = True) -> np.ndarray:
+    """Vector `name` of a scanned .params buffer, decoded and validated."""
+    off, count, grp = layout.sections[name]
+    return _decode(buf, off, count, grp, f"{what}: params.{name}", checked)
+
+
 def open_params(path, circuit, checked: bool = True) -> ProvingKey:
     """A lazily decoded ProvingKey for `circuit` (a CompiledCircuit) from a .params file."""
     path = str(path)
@@ -163,8 +178,7 @@ def open_params(path, circuit, checked: bool = True) -> ProvingKey:
                           f">= {circuit.num_rows - 1}")
 
     def loader(name):
-        off, count, grp = layout.sections[name]
-        return lambda: _decode(buf, off, count, grp, f"{path}: params.{name}", checked)
+        return lambda: decode_section(buf, layout, name, path, checked)
 
     return ProvingKey(vk=layout.vk, num_inputs=circuit.num_inputs, num_aux=circuit.num_aux, domain_size=n,
                       h_convention=H_BELLPERSON, beta_g1=layout.vk.beta_g1, delta_g1=layout.vk.delta_g1,
@@ -183,7 +197,7 @@ def write_params(path, pk: ProvingKey) -> None:
 
 
 def _atomic_write(path, parts) -> None:
-    tmp = f"{path}.tmp"
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"  # concurrent writers never share one
     with open(tmp, "wb") as fh:
         for p in parts:
             fh.write(p)

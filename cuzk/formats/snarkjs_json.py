@@ -16,8 +16,9 @@ leaves it out and the reader ignores it.
 
 Structural problems raise FormatError naming the file and field; points off
 the curve or outside the subgroup raise ValidationError (json_coords).
-Public signals are parsed but not range-checked here: a value >= r is a
-well-formed file holding an invalid input, which the verifier rejects.
+Proof points and vk alpha/beta/gamma/delta must not be the point at
+infinity (ValidationError). Public signals are range-checked (< r) when the
+caller names the curve; the verifier checks them again in any case.
 """
 
 from __future__ import annotations
@@ -26,9 +27,12 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
+
+from cuzk import safe_json
 from cuzk.curve import Curve, get_curve
 from cuzk.curve.json_coords import point_from_json, point_to_json, points_from_json, points_to_json
-from cuzk.errors import FormatError
+from cuzk.errors import FormatError, ValidationError
 from cuzk.groth16.keys import Proof, VerifyingKey
 
 SNARKJS_CURVE_NAMES = {"bn254": "bn128", "bls12_381": "bls12381"}
@@ -55,15 +59,18 @@ def snarkjs_curve_name(curve: Curve) -> str:
 def read_json(path, what: str):
     """Parse a JSON file; unreadable or invalid JSON is a FormatError naming it."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = Path(path).read_bytes()
     except FileNotFoundError:
         raise FormatError(f"{path}: {what}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise FormatError(f"{path}: {what}: cannot read ({exc})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"{path}: {what}: invalid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    return parse_json(data, f"{path}: {what}")
+
+
+def parse_json(data: bytes | str, where: str):
+    """JSON text (UTF-8 bytes or str) -> Python objects; anything malformed is a FormatError
+    (cuzk.safe_json: bad UTF-8, over-long integers, nesting deeper than 64 levels)."""
+    return safe_json.loads(data, where)
 
 
 def write_json(path, obj) -> None:
@@ -99,14 +106,22 @@ def proof_to_json(proof: Proof) -> dict:
     }
 
 
+def _finite_point(group, obj, what: str) -> np.ndarray:
+    """A validated point that must not be the point at infinity (proof points, vk alpha/beta/gamma/delta)."""
+    pt = point_from_json(group, obj, what=what)
+    if not pt.any():
+        raise ValidationError(f"{group} {what}: the point at infinity is not allowed here")
+    return pt
+
+
 def proof_from_json(obj, where: str = "proof.json") -> Proof:
-    """A Proof with validated points (on the curve, in the subgroup)."""
+    """A Proof with validated points (on the curve, in the subgroup, not infinity)."""
     obj = _object(obj, where, ("pi_a", "pi_b", "pi_c", "curve"))
     _protocol(obj, where)
     curve = curve_from_snarkjs_name(obj["curve"], where)
-    a = point_from_json(curve.g1, obj["pi_a"], what=f"{where} pi_a")
-    b = point_from_json(curve.g2, obj["pi_b"], what=f"{where} pi_b")
-    c = point_from_json(curve.g1, obj["pi_c"], what=f"{where} pi_c")
+    a = _finite_point(curve.g1, obj["pi_a"], f"{where} pi_a")
+    b = _finite_point(curve.g2, obj["pi_b"], f"{where} pi_b")
+    c = _finite_point(curve.g1, obj["pi_c"], f"{where} pi_c")
     return Proof(curve, a, b, c)
 
 
@@ -125,8 +140,9 @@ def public_to_json(values) -> list[str]:
     return [str(int(v)) for v in values]
 
 
-def public_from_json(obj, where: str = "public.json") -> list[int]:
-    """Decimal strings (or JSON integers) -> non-negative ints (not range-checked)."""
+def public_from_json(obj, where: str = "public.json", curve: Curve | None = None) -> list[int]:
+    """Decimal strings (or JSON integers) -> non-negative ints; with `curve`,
+    each must also be below its scalar field prime r (ValidationError)."""
     if not isinstance(obj, list):
         raise FormatError(f"{where}: expected a JSON list of decimal strings, got {type(obj).__name__}")
     out = []
@@ -138,11 +154,14 @@ def public_from_json(obj, where: str = "public.json") -> list[int]:
         else:
             shown = repr(v) if len(repr(v)) <= 40 else repr(v)[:40] + "..."
             raise FormatError(f"{where}: element {i}: {shown} is not a non-negative decimal integer")
+        if curve is not None and out[-1] >= curve.fr.p:
+            raise ValidationError(f"{where}: element {i}: public input is not below the {curve.name} scalar field "
+                                  "prime r")
     return out
 
 
-def read_public(path) -> list[int]:
-    return public_from_json(read_json(path, "public signals"), str(path))
+def read_public(path, curve: Curve | None = None) -> list[int]:
+    return public_from_json(read_json(path, "public signals"), str(path), curve)
 
 
 def write_public(path, values) -> None:
@@ -181,12 +200,12 @@ def vk_from_json(obj, where: str = "verification_key.json") -> VerifyingKey:
             raise FormatError(f"{where}: field 'nPublic': {n!r} does not match the {len(ic_obj)} IC points (nPublic + 1)")
     return VerifyingKey(
         curve=curve,
-        alpha_g1=point_from_json(curve.g1, obj["vk_alpha_1"], what=f"{where} vk_alpha_1"),
+        alpha_g1=_finite_point(curve.g1, obj["vk_alpha_1"], f"{where} vk_alpha_1"),
         beta_g1=None,
-        beta_g2=point_from_json(curve.g2, obj["vk_beta_2"], what=f"{where} vk_beta_2"),
-        gamma_g2=point_from_json(curve.g2, obj["vk_gamma_2"], what=f"{where} vk_gamma_2"),
+        beta_g2=_finite_point(curve.g2, obj["vk_beta_2"], f"{where} vk_beta_2"),
+        gamma_g2=_finite_point(curve.g2, obj["vk_gamma_2"], f"{where} vk_gamma_2"),
         delta_g1=None,
-        delta_g2=point_from_json(curve.g2, obj["vk_delta_2"], what=f"{where} vk_delta_2"),
+        delta_g2=_finite_point(curve.g2, obj["vk_delta_2"], f"{where} vk_delta_2"),
         ic=points_from_json(curve.g1, ic_obj, what=f"{where} IC"),
     )
 

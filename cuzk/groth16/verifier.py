@@ -28,8 +28,14 @@ class PreparedVerifyingKey:
             grp = curve.g2 if name.endswith("g2") else curve.g1
             if not pt.any():
                 raise ValidationError(f"verifying key: {name} is the point at infinity")
-            if not (grp.is_on_curve(pt[None])[0] and grp.is_in_subgroup(pt[None])[0]):
+            if not _valid_points(grp, pt[None])[0]:
                 raise ValidationError(f"verifying key: {name} is not a valid {grp.name.upper()} point")
+        ic = np.asarray(vk.ic)
+        if ic.ndim != 3 or ic.shape[0] == 0:
+            raise ValidationError("verifying key: ic must hold at least the point for ONE")
+        ok = _valid_points(curve.g1, ic)
+        if not ok.all():
+            raise ValidationError(f"verifying key: ic[{int(np.argmin(ok))}] is not a valid G1 point")
         self.vk = vk
         self.curve = curve
 
@@ -51,10 +57,23 @@ class PreparedVerifyingKey:
         return total
 
 
+def _valid_points(grp, pts: np.ndarray) -> np.ndarray:
+    """bool[n]: limbs canonical (< p, Montgomery), on the curve and in the prime-order subgroup."""
+    fq = grp.field if grp.name == "g1" else grp.field.base
+    pts = np.ascontiguousarray(pts, dtype=np.uint64)
+    ok = fq.is_canonical(pts.reshape(-1, fq.limbs)).reshape(pts.shape[0], -1).all(axis=1)
+    if not ok.all():
+        return ok
+    return grp.is_on_curve(pts) & grp.is_in_subgroup(pts)
+
+
 def _check_proof_points(curve, proof: Proof) -> None:
+    """bellperson's rule: proof points are valid subgroup points and none is the point at infinity."""
     for name, grp in (("A", curve.g1), ("B", curve.g2), ("C", curve.g1)):
         pt = getattr(proof, name.lower())
-        if not (grp.is_on_curve(pt[None])[0] and grp.is_in_subgroup(pt[None])[0]):
+        if not np.asarray(pt).any():
+            raise ValidationError(f"proof point {name} is the point at infinity")
+        if not _valid_points(grp, pt[None])[0]:
             raise ValidationError(f"proof point {name} is not a valid {grp.name.upper()} point")
 
 

@@ -7,7 +7,9 @@ u32, then sections (type u32, size u64, data), in any order, little-endian.
 nWires u32, nPubOut u32, nPubIn u32, nPrvIn u32, nLabels u64, nConstraints
 u32; section 2 constraints = per constraint A, B, C, each a term count u32
 then (wire u32, coefficient n8 bytes, canonical) per term; section 3
-wire-to-label map = nWires u64. Other sections (custom gates) are ignored.
+wire-to-label map = nWires u64 (required: its size bounds nWires by the
+file size before anything is allocated). Other sections (custom gates) are
+ignored.
 .wtns (version 2): section 1 = n8 u32, prime, nWitness u32; section 2 =
 nWitness values of n8 bytes (canonical).
 
@@ -46,7 +48,10 @@ def curve_of_prime(prime: int, where: str) -> str:
 
 
 def _read_sections(data: bytes, magic: bytes, versions: tuple[int, ...], where: str, names: dict) -> dict:
-    """Section type -> (offset, size), checking the file layout."""
+    """Section type -> (offset, size), checking the file layout; every named section is required.
+
+    (The same container as cuzk.formats.iden3_sections, read here because
+    formats sits above r1cs.)"""
     if len(data) < 12:
         raise FormatError(f"{where}: file header: truncated ({len(data)} bytes)")
     if data[:4] != magic:
@@ -71,7 +76,7 @@ def _read_sections(data: bytes, magic: bytes, versions: tuple[int, ...], where: 
     if pos != len(data):
         raise FormatError(f"{where}: {len(data) - pos} trailing bytes after the last section")
     for stype, name in names.items():
-        if stype not in sections and stype != 3:
+        if stype not in sections:
             raise FormatError(f"{where}: section {stype} ({name}): missing")
     return sections
 
@@ -94,7 +99,7 @@ class CircomR1CS:
     n_prv_in: int
     n_labels: int
     n_constraints: int
-    wire_to_label: np.ndarray | None  # uint64[n_wires], when present
+    wire_to_label: np.ndarray  # uint64[n_wires]
     circuit: CompiledCircuit
 
     @property
@@ -138,9 +143,20 @@ def _scan_constraints(buf, start, end, m, n8, lens, bases, wires, coeffs, fill):
     return pos
 
 
+def _file_bytes(path) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot read ({exc.strerror})") from None
+
+
 def read_r1cs(path) -> CircomR1CS:
-    where = str(path)
-    data = Path(path).read_bytes()
+    return r1cs_from_bytes(_file_bytes(path), str(path))
+
+
+def r1cs_from_bytes(data: bytes, where: str = "r1cs") -> CircomR1CS:
+    """A whole .r1cs file's bytes -> the compiled circuit; FormatError names the section."""
+    data = bytes(data)
     sections = _read_sections(data, R1CS_MAGIC, (1,), where, R1CS_SECTION_NAMES)
     hoff, hsize = sections[1]
     if hsize < 4:
@@ -162,7 +178,12 @@ def read_r1cs(path) -> CircomR1CS:
             f"{where}: header: 1 + {n_out} outputs + {n_pub} public + {n_prv} private inputs exceed {n_wires} wires"
         )
 
+    loff, lsize = sections[3]
+    if lsize != 8 * n_wires:  # checked first: it bounds nWires by the file size before anything is allocated
+        raise FormatError(f"{where}: wire-to-label map: {lsize} bytes, expected 8 * {n_wires} wires")
     coff, csize = sections[2]
+    if 12 * m > csize:  # each constraint holds at least three u32 term counts
+        raise FormatError(f"{where}: header: nConstraints {m} cannot fit the {csize}-byte constraints section")
     buf = np.frombuffer(data, dtype=np.uint8)
     lens = np.zeros((3, m), dtype=np.int64)
     dummy_w, dummy_c = np.zeros(0, np.uint32), np.zeros((0, n8), np.uint8)
@@ -194,12 +215,7 @@ def read_r1cs(path) -> CircomR1CS:
     ]
     circuit = build(curve, num_inputs, n_wires - num_inputs, m, mats, table)
 
-    labels = None
-    if 3 in sections:
-        loff, lsize = sections[3]
-        if lsize != 8 * n_wires:
-            raise FormatError(f"{where}: wire-to-label map: {lsize} bytes, expected 8 * {n_wires} wires")
-        labels = np.frombuffer(data, dtype="<u8", count=n_wires, offset=loff).astype(np.uint64)
+    labels = np.frombuffer(data, dtype="<u8", count=n_wires, offset=loff).astype(np.uint64)
     return CircomR1CS(where, curve, n_wires, n_out, n_pub, n_prv, n_labels, m, labels, circuit)
 
 
@@ -218,8 +234,12 @@ class CircomWitness:
 
 
 def read_wtns(path) -> CircomWitness:
-    where = str(path)
-    data = Path(path).read_bytes()
+    return wtns_from_bytes(_file_bytes(path), str(path))
+
+
+def wtns_from_bytes(data: bytes, where: str = "wtns") -> CircomWitness:
+    """A whole .wtns file's bytes -> the witness (Montgomery); FormatError names the section."""
+    data = bytes(data)
     sections = _read_sections(data, WTNS_MAGIC, (1, 2), where, {1: "header", 2: "values"})
     hoff, hsize = sections[1]
     if hsize < 4:

@@ -1,0 +1,235 @@
+"""One fuzz target per reader of outside bytes: `fn(data: bytes)` parses the
+input as deeply as the daemon or CLI would and returns normally or raises
+the project's own error (CuzkError and subclasses). Anything else escaping a
+target -- another exception type, a hang, an allocation sized by an
+unchecked header field -- is a defect in the parser.
+
+The atheris harnesses (fuzz/fuzz_<name>.py) and the CI smoke tests
+(tests/reliability/test_fuzz_*.py) both drive these functions.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from cuzk.errors import CuzkError
+
+from . import seeds as S
+
+ACCEPTED = (CuzkError,)
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    fn: Callable[[bytes], object]
+    seeds: Callable[[], list[bytes]]
+    modules: tuple[str, ...]  # what the atheris harness instruments for coverage
+
+
+@functools.lru_cache(maxsize=None)
+def _scratch() -> Path:
+    """A private folder for readers that take a path (on tmpfs when there is one)."""
+    import atexit
+    import shutil
+
+    base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    path = Path(tempfile.mkdtemp(prefix="cuzk-fuzz-", dir=base))
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
+def _as_file(data: bytes, suffix: str) -> Path:
+    path = _scratch() / f"input{suffix}"
+    path.write_bytes(data)
+    return path
+
+
+# ---- bellperson --------------------------------------------------------------------------
+
+
+def bellperson_params(data: bytes):
+    from cuzk.formats import bellperson
+
+    layout = bellperson.scan_params(data, "params")
+    return [bellperson.decode_section(data, layout, name, "params") for name, _ in bellperson.SECTIONS]
+
+
+def bellperson_vk(data: bytes):
+    from cuzk.formats import bellperson
+
+    return bellperson.vk_from_bytes(data)
+
+
+def bellperson_proof(data: bytes):
+    from cuzk.formats import bellperson
+
+    return bellperson.proofs_from_bytes(data)
+
+
+# ---- snarkjs -----------------------------------------------------------------------------
+
+
+def zkey(data: bytes):
+    from cuzk.formats.zkey import ZKey
+
+    with ZKey(_as_file(data, ".zkey")) as zk:
+        pk = zk.proving_key
+        bases = [pk.bases(name) for name in ("a", "b_g1", "b_g2", "l", "h")]
+        zk.validate()
+        return zk.vk, bases, zk.contributions
+
+
+def snarkjs_proof(data: bytes):
+    from cuzk.formats import snarkjs_json as sj
+
+    return sj.proof_from_json(sj.parse_json(data, "proof.json"))
+
+
+def snarkjs_vk(data: bytes):
+    from cuzk.formats import snarkjs_json as sj
+
+    return sj.vk_from_json(sj.parse_json(data, "verification_key.json"))
+
+
+def snarkjs_public(data: bytes):
+    from cuzk.curve import BN254
+    from cuzk.formats import snarkjs_json as sj
+
+    obj = sj.parse_json(data, "public.json")
+    return sj.public_from_json(obj), sj.public_from_json(obj, curve=BN254) if isinstance(obj, list) else None
+
+
+def r1cs(data: bytes):
+    from cuzk.r1cs.circom import r1cs_from_bytes
+
+    return r1cs_from_bytes(data)
+
+
+def wtns(data: bytes):
+    from cuzk.r1cs.circom import wtns_from_bytes
+
+    return wtns_from_bytes(data)
+
+
+# ---- vanilla proofs ------------------------------------------------------------------------
+
+
+def vanilla(data: bytes):
+    """Every built-in kind's container decoder at the tiny preset, then (for
+    the kind it was made for) the public inputs and the first and last
+    partitions' witnesses; and the synthetic circuit's decoder."""
+    from cuzk.circuits import KINDS
+    from cuzk.engine import synthetic
+
+    out = []
+    for kind in KINDS.values():
+        try:
+            parsed = kind.parse("tiny", data)
+        except CuzkError:
+            continue
+        out.append(kind.public_inputs("tiny", parsed))
+        for p in {0, kind.partitions - 1}:
+            out.append(kind.witness("tiny", parsed, p)[1])
+    n, rounds = synthetic.instances("tiny"), synthetic.PRESETS["tiny"][1]
+    try:
+        out.append(synthetic.decode_vanilla(data, n=n, partitions=synthetic.PARTITIONS, rounds=rounds,
+                                            circuit="synthetic-tiny").ys)
+    except CuzkError:
+        pass
+    return out
+
+
+# ---- configuration -----------------------------------------------------------------------------
+
+
+def config(data: bytes):
+    """The daemon's TOML file, read as `cuzk daemon --config` reads it, and every derived value."""
+    from cuzk.engine import config as cfgmod
+
+    cfg = cfgmod.load(_as_file(data, ".toml"))
+    return (cfg.total_budget_bytes(), cfg.pinned_budget_bytes(), cfg.shutdown_timeout_s(), cfg.job_retention_s(),
+            cfg.max_message_bytes(), cfg.listen_address(), cfg.param_dir(), cfg.synthesis_threads())
+
+
+# ---- gRPC -----------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def _registry():
+    """The built-in circuits (tiny preset) and the synthetic one, as the daemon registers them."""
+    from cuzk.engine import synthetic, workloads
+    from cuzk.engine.registry import CircuitRegistry
+
+    reg = CircuitRegistry("tiny")
+    workloads.register(reg, _scratch() / "params", ("tiny",))
+    synthetic.register(reg, _scratch() / "params")
+    return reg
+
+
+def grpc_request(data: bytes):
+    """A SubmitProofRequest as the daemon handles it up to queueing: field
+    checks, the request fingerprint, circuit routing and the vanilla proof's
+    decoder. Bytes protobuf itself refuses never reach our code."""
+    from google.protobuf.message import DecodeError
+
+    from cuzk.proto import proving_pb2 as pb
+    from cuzk.server import convert
+
+    try:
+        msg = pb.SubmitProofRequest.FromString(data)
+    except DecodeError:
+        return None
+    req = convert.request_from_proto(msg)
+    req.fingerprint()
+    spec = _registry().resolve(req)
+    return spec.public_inputs(req)
+
+
+def grpc_vk(data: bytes):
+    """A GetVerifyingKeyResponse as the client decodes it, then prepared for verification."""
+    from google.protobuf.message import DecodeError
+
+    from cuzk.groth16.verifier import PreparedVerifyingKey
+    from cuzk.proto import proving_pb2 as pb
+    from cuzk.server import convert
+
+    try:
+        msg = pb.GetVerifyingKeyResponse.FromString(data)
+    except DecodeError:
+        return None
+    return PreparedVerifyingKey(convert.vk_from_proto(msg))
+
+
+_CURVE = ("cuzk.curve.encoding", "cuzk.curve.json_coords")
+TARGETS: dict[str, Target] = {t.name: t for t in (
+    Target("bellperson_params", bellperson_params, S.bellperson_params, ("cuzk.formats.bellperson",) + _CURVE),
+    Target("bellperson_vk", bellperson_vk, S.bellperson_vk, ("cuzk.formats.bellperson",) + _CURVE),
+    Target("bellperson_proof", bellperson_proof, S.bellperson_proof, ("cuzk.formats.bellperson",) + _CURVE),
+    Target("zkey", zkey, S.zkey, ("cuzk.formats.zkey", "cuzk.formats.iden3_sections", "cuzk.formats.snarkjs_domain")),
+    Target("snarkjs_proof", snarkjs_proof, S.snarkjs_proof, ("cuzk.formats.snarkjs_json",) + _CURVE),
+    Target("snarkjs_vk", snarkjs_vk, S.snarkjs_vk, ("cuzk.formats.snarkjs_json",) + _CURVE),
+    Target("snarkjs_public", snarkjs_public, S.snarkjs_public, ("cuzk.formats.snarkjs_json",)),
+    Target("r1cs", r1cs, S.r1cs, ("cuzk.r1cs.circom", "cuzk.r1cs.compiled")),
+    Target("wtns", wtns, S.wtns, ("cuzk.r1cs.circom",)),
+    Target("vanilla", vanilla, S.vanilla, ("cuzk.circuits.vanilla", "cuzk.circuits.kinds", "cuzk.circuits.porep_vanilla",
+                                           "cuzk.circuits.post", "cuzk.circuits.snap", "cuzk.engine.synthetic")),
+    Target("config", config, S.config, ("cuzk.engine.config", "cuzk.engine.memory")),
+    Target("grpc_request", grpc_request, S.grpc_request, ("cuzk.server.convert", "cuzk.engine.registry",
+                                                          "cuzk.engine.workloads", "cuzk.engine.types")),
+    Target("grpc_vk", grpc_vk, S.grpc_vk, ("cuzk.server.convert", "cuzk.groth16.verifier") + _CURVE),
+)}
+
+
+def run_one(name: str, data: bytes) -> bool:
+    """True when target `name` parsed `data`, False when it raised our error; anything else propagates."""
+    try:
+        TARGETS[name].fn(bytes(data))
+    except ACCEPTED:
+        return False
+    return True
