@@ -2,7 +2,10 @@
 # One full GPU check on the device machine: install carried test wheels,
 # compile the CUDA module, run the gpu conformance tests, run the GPU
 # benchmarks. Everything lands under $OUT (JSON, logs). Usage:
-#   scripts/gpu_check.sh [quick|full]     (quick: tests + small benchmarks)
+#   scripts/gpu_check.sh [quick|tune|msm|kernels|prove|full|gpus]
+#   quick: tests + small benchmarks; tune: MSM kernel variants + tests; kernels: tests + the kernel
+#   benchmark; prove: the proof benchmark; full: all (may exceed one 600 s device call);
+#   msm: MSM tests, stages and rows; gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
 MODE=${1:-full}
 OUT=${OUT:-/tmp/cuzk-out}
@@ -24,20 +27,52 @@ for c in ("bls12_381", "bn254"):
     t = time.time(); kernels(c); print(f"nvrtc {c}: {time.time() - t:.1f} s")
 PY
 
-echo "== tests"
-timeout 420 python3 -m pytest -q -x -p no:cacheprovider tests/backend -k "cuda" -m "not slow" \
-  --junitxml="$OUT/gpu_tests.xml" 2>&1 | tail -40 | tee "$OUT/gpu_tests.txt"
-timeout 300 python3 -m pytest -q -p no:cacheprovider -m gpu tests --junitxml="$OUT/gpu_marked.xml" 2>&1 | tail -30 \
-  | tee "$OUT/gpu_marked.txt"
+if [ "$MODE" = gpus ]; then  # issue 8, on a two-GPU machine: one GPU against all of them
+  timeout 560 python3 -m cuzk bench batch --compare-gpus --kind "${KIND:-porep-c2-like}" --preset "${PRESET:-small}" \
+    --count "${COUNT:-16}" --rounds 2 --synthesis-threads "${SYNTH:-8}" --json "$OUT/compare_gpus.json" 2>&1 \
+    | tail -40 | tee "$OUT/compare_gpus.txt"
+  exit 0
+fi
+if [ "$MODE" = msm ]; then  # MSM only: conformance, stage breakdown, the kernel benchmark's MSM G1 rows
+  timeout 150 python3 -m pytest -q -x -p no:cacheprovider tests/backend/test_msm.py tests/backend/test_gpu_kernels.py \
+    -k "cuda or gpu" 2>&1 | tail -8 | tee "$OUT/msm_tests.txt"
+  timeout 120 python3 scripts/gpu_msm_variants.py --quick "$OUT/msm_stages.json" 22 24 2>&1 | tee "$OUT/msm_stages.txt"
+  timeout 200 python3 - <<'PY' 2>&1 | tee "$OUT/bench_msm.txt"
+from cuzk.bench import kernels
+kernels.run("cuda", None, sizes={"msm_g1": [1 << 20, 1 << 22, 1 << 24, 1 << 26], "msm_g2": [1 << 20, 1 << 22]},
+            curves=("bls12_381",), repeat=5)
+PY
+  exit 0
+fi
+if [ "$MODE" = tune ]; then  # variants first: the 600 s call limit
+  echo "== msm variants"
+  timeout 240 python3 scripts/gpu_msm_variants.py "$OUT/msm_variants.json" 22 24 2>&1 | tee "$OUT/msm_variants.txt"
+  timeout 240 python3 -m pytest -q -x -p no:cacheprovider tests/backend -k "cuda" -m "not slow" 2>&1 | tail -30 \
+    | tee "$OUT/gpu_tests.txt"
+  exit 0
+fi
+
+if [ "$MODE" != prove ]; then
+  echo "== tests"
+  timeout 170 python3 -m pytest -q -x -p no:cacheprovider tests/backend -k "cuda" -m "not slow" \
+    --junitxml="$OUT/gpu_tests.xml" 2>&1 | tail -20 | tee "$OUT/gpu_tests.txt"
+  timeout 120 python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend tests/groth16 \
+    --junitxml="$OUT/gpu_marked.xml" 2>&1 | tail -20 | tee "$OUT/gpu_marked.txt"
+fi
 
 echo "== bench"
 if [ "$MODE" = quick ]; then
-  timeout 300 python3 - <<'PY' 2>&1 | tee "$OUT/bench_quick.txt"
+  timeout 200 python3 - <<'PY' 2>&1 | tee "$OUT/bench_quick.txt"
 from cuzk.bench import kernels
-kernels.run("cuda", "/dev/null", sizes={"ntt": [1 << 20, 1 << 24], "msm_g1": [1 << 20, 1 << 22], "msm_g2": [1 << 20]},
+kernels.run("cuda", "/dev/null", sizes={"ntt": [1 << 20, 1 << 24], "msm_g1": [1 << 20, 1 << 22, 1 << 24], "msm_g2": [1 << 20]},
             curves=("bls12_381",), repeat=5)
 PY
-else
-  timeout 540 python3 -m cuzk bench kernels --backend cuda --curve bls12_381 --json "$OUT/kernels_cuda.json" 2>&1 \
+fi
+if [ "$MODE" = full ] || [ "$MODE" = kernels ]; then
+  timeout 280 python3 -m cuzk bench kernels --backend cuda --curve bls12_381 --json "$OUT/kernels_cuda.json" 2>&1 \
     | tee "$OUT/bench_kernels.txt"
+fi
+if [ "$MODE" = full ] || [ "$MODE" = prove ]; then
+  timeout 400 python3 -m cuzk bench prove --backend cuda --sizes 18,20,22,24 --transfer pageable --transfer pinned \
+    --verify-up-to 18 --json "$OUT/prove_cuda.json" 2>&1 | tee "$OUT/bench_prove.txt"
 fi

@@ -68,3 +68,29 @@ class Backend(ABC):
 
     def describe(self) -> str:
         return self.name
+
+    # ---- the prover's witness path --------------------------------------------
+    def witness(self, w: np.ndarray):
+        """The witness where this backend computes (a device copy on CUDA)."""
+        return w
+
+    def evaluate(self, circuit, w):
+        """(a, b, c) = (A w, B w, C w) of a CompiledCircuit, where `w` came from `witness`."""
+        from cuzk.r1cs.evaluation import evaluate
+
+        return evaluate(circuit, w)
+
+    def witness_scalars(self, curve: Curve | str, w):
+        """Canonical MSM scalars of a Montgomery witness, in this backend's memory."""
+        return as_curve(curve).fr.from_mont(w)
+
+    def take(self, values, idx: np.ndarray):
+        """values[idx] for a fixed index array (kept resident on a device)."""
+        return values[idx]
+
+    def phase_timer(self):
+        """A timer for one proof's phases; the backend's own operations record
+        their sub-phases into it until the next call. See timing.py."""
+        from .timing import NullTimer
+
+        return NullTimer()

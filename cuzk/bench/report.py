@@ -9,6 +9,23 @@ import time
 from typing import Callable
 
 
+def event_median_ms(fn: Callable[[], object], repeat: int = 5, warmup: int = 1) -> float:
+    """Median time of `fn` in ms between CUDA events recorded around it, after `warmup` calls."""
+    import cupy as cp
+
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, end))
+    return statistics.median(times)
+
+
 def median_ms(fn: Callable[[], object], repeat: int = 5, warmup: int = 1, sync: Callable[[], None] | None = None) -> float:
     """Median wall time of `fn` in ms after `warmup` untimed calls."""
     for _ in range(warmup):
@@ -35,8 +52,9 @@ def fmt_ms(ms: float | None) -> str:
     return f"{ms:.3f}"
 
 
-def print_table(rows: list[dict], columns: list[tuple[str, str]], out=sys.stdout) -> None:
+def print_table(rows: list[dict], columns: list[tuple[str, str]], out=None) -> None:
     """rows of dicts; columns as (key, heading)."""
+    out = out or sys.stdout
     cells = [[h for _, h in columns]]
     for r in rows:
         cells.append([r.get(k, "") if isinstance(r.get(k), str) else _cell(r.get(k)) for k, _ in columns])

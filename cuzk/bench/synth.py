@@ -146,7 +146,8 @@ def poseidon_case(log2: int, arity: int = 8):
     return f"poseidon{arity} hash x{n}", record, witness
 
 
-def run_default(json_path: str | None = None, sizes=(16, 20), repeat: int = 3, out=sys.stdout) -> list[dict]:
+def run_default(json_path: str | None = None, sizes=(16, 20), repeat: int = 3, out=None) -> list[dict]:
+    out = out or sys.stdout
     print(f"cuzk bench synth: stamped SHA-256 / Poseidon, {_threads()} threads, median of {repeat}", file=out)
     records = []
     for log2 in sizes:
@@ -163,7 +164,8 @@ def run_default(json_path: str | None = None, sizes=(16, 20), repeat: int = 3, o
 
 
 def run_kinds(kinds, preset: str, json_path: str | None = None, repeat: int = 3, seed: int = 1,
-              out=sys.stdout) -> list[dict]:
+              out=None) -> list[dict]:
+    out = out or sys.stdout
     from cuzk.circuits import get_kind
     from cuzk.r1cs import RecordingCS
 

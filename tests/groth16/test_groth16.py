@@ -123,3 +123,27 @@ def test_gpu_proof_verifies(keyed):
     w = witness(curve, 9)
     proof = prover.prove(pk, w, evaluate(cc, w), backend=get_backend("cuda"))
     assert verify(PreparedVerifyingKey(pk.vk), proof, public(curve, 9))
+
+
+def test_device_lock_is_held_around_backend_work_only(keyed):
+    """Bases are decoded before the lock and the proof assembled after it (host work
+    that overlaps another worker's kernels on the same GPU); proofs still verify."""
+    curve, cc, pk = keyed
+    loaded = prover.ProvingKey(**{**pk.__dict__, "vectors": {k: (lambda v=v: v) for k, v in pk.vectors.items()},
+                                  "_cache": {}})
+    events = []
+
+    class Lock:
+        def __enter__(self):
+            events.append(("enter", all(loaded.is_decoded(n) and n in loaded._cache
+                                        for n in ("h", "l", "a", "b_g1", "b_g2"))))
+
+        def __exit__(self, *exc):
+            events.append(("exit",))
+
+    ws = [witness(curve, x) for x in (3, 4)]
+    proofs = prover.prove_batch(loaded, [(w, evaluate(cc, w)) for w in ws], get_backend("cpu"), device_lock=Lock())
+    assert events == [("enter", True), ("exit",)] * 2
+    pvk = PreparedVerifyingKey(pk.vk)
+    assert all(verify(pvk, p, public(curve, x)) for p, x in zip(proofs, (3, 4)))
+    assert all("device_wait" in p.timings for p in proofs)

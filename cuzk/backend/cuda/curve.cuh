@@ -45,9 +45,12 @@ __device__ __noinline__ XYZZ<F> affine_dbl(const Affine<F>& q) {
     return {X3, Y3, V, W};
 }
 
-// madd-2008-s with the exceptional cases
+// madd-2008-s with the exceptional cases. The inline form is for the one hot
+// call site (bucket accumulation): a call to the noinline form passes the
+// 288-byte operands through the stack, which ptxas reported as the MSM's
+// stack frame. The rare doubling branch stays a call.
 template <class F>
-__device__ __noinline__ XYZZ<F> xyzz_add_affine(const XYZZ<F>& p, const Affine<F>& q) {
+__device__ __forceinline__ XYZZ<F> xyzz_add_affine_inline(const XYZZ<F>& p, const Affine<F>& q) {
     if (q.is_zero()) return p;
     if (p.ZZ.is_zero()) return {q.x, q.y, F::one(), F::one()};
     F U2 = fp_mul(q.x, p.ZZ);
@@ -66,9 +69,15 @@ __device__ __noinline__ XYZZ<F> xyzz_add_affine(const XYZZ<F>& p, const Affine<F
     return {X3, Y3, fp_mul(p.ZZ, PP), fp_mul(p.ZZZ, PPP)};
 }
 
-// add-2008-s with the exceptional cases
 template <class F>
-__device__ __noinline__ XYZZ<F> xyzz_add(const XYZZ<F>& p, const XYZZ<F>& q) {
+__device__ __noinline__ XYZZ<F> xyzz_add_affine(const XYZZ<F>& p, const Affine<F>& q) {
+    return xyzz_add_affine_inline(p, q);
+}
+
+// add-2008-s with the exceptional cases; inline for the bucket-reduction loop
+// (same reason as the mixed addition above)
+template <class F>
+__device__ __forceinline__ XYZZ<F> xyzz_add_inline(const XYZZ<F>& p, const XYZZ<F>& q) {
     if (q.ZZ.is_zero()) return p;
     if (p.ZZ.is_zero()) return q;
     F U1 = fp_mul(p.X, q.ZZ);
@@ -87,6 +96,11 @@ __device__ __noinline__ XYZZ<F> xyzz_add(const XYZZ<F>& p, const XYZZ<F>& q) {
     F X3 = fp_sub(fp_sub(fp_sqr(R), PPP), fp_dbl(Q));
     F Y3 = fp_sub(fp_mul(R, fp_sub(Q, X3)), fp_mul(S1, PPP));
     return {X3, Y3, fp_mul(fp_mul(p.ZZ, q.ZZ), PP), fp_mul(fp_mul(p.ZZZ, q.ZZZ), PPP)};
+}
+
+template <class F>
+__device__ __noinline__ XYZZ<F> xyzz_add(const XYZZ<F>& p, const XYZZ<F>& q) {
+    return xyzz_add_inline(p, q);
 }
 
 template <class F>

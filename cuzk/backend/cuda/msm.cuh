@@ -7,8 +7,35 @@
 
 #define SKIP_KEY 0xffffffffu
 
+__device__ __forceinline__ bool scalar_is_one(const u32* s) {
+    u32 hi = 0;
+#pragma unroll
+    for (int k = 1; k < 8; k++) hi |= s[k];
+    return s[0] == 1 && hi == 0;
+}
+
+// One pass over the scalars: indices of scalars equal to 1 (for the
+// batch-addition kernel; order is irrelevant, the sum is exact) and the
+// number of scalars that are neither 0 nor 1 (which sizes the windows).
+// counts[0] = ones, counts[1] = others.
+extern "C" __global__ void msm_classify(const u32* scalars, u64 n, u32* ones, u32* counts) {
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const u32* s = scalars + i * 8;
+    u32 any = 0;
+#pragma unroll
+    for (int k = 0; k < 8; k++) any |= s[k];
+    if (!any) return;
+    if (scalar_is_one(s)) {
+        ones[atomicAdd(&counts[0], 1u)] = (u32)i;
+    } else {
+        atomicAdd(&counts[1], 1u);
+    }
+}
+
 // Signed digits of each scalar (canonical, 8 x u32 limbs): for point i and
 // window w, key = w * 2^(c-1) + |d| - 1 (or SKIP_KEY when d = 0); counts[key]++.
+// Scalars equal to 1 are skipped (msm_classify gave them to batch addition).
 extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin, u32* keys, u32* counts) {
     const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -16,6 +43,7 @@ extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin
 #pragma unroll
     for (int k = 0; k < 8; k++) s[k] = scalars[i * 8 + k];
     s[8] = 0;
+    if (scalar_is_one(s)) s[0] = 0;
     const u32 half = 1u << (c - 1);
     const u32 mask = (1u << c) - 1;
     u32 carry = 0;
@@ -53,18 +81,28 @@ extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32* cu
     sorted[pos] = i | (k & 0x80000000u);
 }
 
+// The tuning script compiles a variant with the out-of-line addition (-DCUZK_MADD_CALL).
+#ifdef CUZK_MADD_CALL
+#define MSM_MADD xyzz_add_affine
+#else
+#define MSM_MADD xyzz_add_affine_inline
+#endif
+
 #define MSM_KERNELS(G, F)                                                                                      \
     extern "C" __global__ void G##_msm_accumulate(const u32* bases, const u32* sorted, const u32* offsets,      \
                                                   u32 nbuckets, u32* buckets) {                                \
-        const u32 b = blockIdx.x * blockDim.x + threadIdx.x;                                                  \
-        if (b >= nbuckets) return;                                                                             \
+        /* buckets in reverse: the top window's buckets are the longest (scalars < r < 2^255 use only   */ \
+        /* part of its digit range), so they start first instead of forming the grid's tail            */ \
+        const u32 t = blockIdx.x * blockDim.x + threadIdx.x;                                                  \
+        if (t >= nbuckets) return;                                                                             \
+        const u32 b = nbuckets - 1 - t;                                                                        \
         XYZZ<F> acc = XYZZ<F>::zero();                                                                         \
         const u32 end = offsets[b + 1];                                                                        \
         for (u32 j = offsets[b]; j < end; j++) {                                                               \
             const u32 e = sorted[j];                                                                           \
             Affine<F> q = load_affine<F>(bases, e & 0x7fffffffu);                                             \
             if (e & 0x80000000u) q.y = fp_neg(q.y);                                                            \
-            acc = xyzz_add_affine(acc, q);                                                                     \
+            acc = MSM_MADD(acc, q);                                                                            \
         }                                                                                                      \
         store_xyzz(buckets, b, acc);                                                                           \
     }                                                                                                          \
@@ -79,12 +117,12 @@ extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32* cu
         const u32 lo = s * seglen;                                                                             \
         XYZZ<F> run = XYZZ<F>::zero(), sum = XYZZ<F>::zero();                                                  \
         for (int b = (int)(lo + seglen) - 1; b >= (int)lo; b--) {                                              \
-            run = xyzz_add(run, load_xyzz<F>(buckets, (u64)w * half + b));                                     \
-            sum = xyzz_add(sum, run);                                                                          \
+            run = xyzz_add_inline(run, load_xyzz<F>(buckets, (u64)w * half + b));                              \
+            sum = xyzz_add_inline(sum, run);                                                                   \
         }                                                                                                      \
-        /* sum += lo * run, double-and-add over the bits of lo */                                             \
+        /* sum += lo * run, double-and-add over the bits of lo (none when lo = 0) */                          \
         XYZZ<F> mul = XYZZ<F>::zero();                                                                         \
-        for (int bit = 31; bit >= 0; bit--) {                                                                  \
+        for (int bit = 31 - __clz(lo); bit >= 0; bit--) {                                                      \
             mul = xyzz_dbl(mul);                                                                               \
             if ((lo >> bit) & 1) mul = xyzz_add(mul, run);                                                     \
         }                                                                                                      \
@@ -112,7 +150,7 @@ extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32* cu
         const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;                                             \
         const u64 stride = (u64)gridDim.x * blockDim.x;                                                       \
         XYZZ<F> acc = XYZZ<F>::zero();                                                                         \
-        for (u64 j = t; j < count; j += stride) acc = xyzz_add_affine(acc, load_affine<F>(bases, idx[j]));     \
+        for (u64 j = t; j < count; j += stride) acc = MSM_MADD(acc, load_affine<F>(bases, idx[j]));         \
         store_xyzz(out, t, acc);                                                                               \
     }
 

@@ -8,6 +8,8 @@ partial results come back as XYZZ points and are combined on the host.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import cupy as cp
 import numpy as np
 
@@ -16,6 +18,8 @@ from cuzk.curve.curves import curve_kernels
 from .module import fn
 
 THREADS = 128
+ACC_THREADS = 256  # accumulate block size: 2^22 56 ms vs 65 (128) vs 68 (64) on the H200
+SEGMENT = 16  # buckets per reduction thread: 2^15-bucket windows give 2048 threads each
 
 
 class ResidentBases:
@@ -31,8 +35,8 @@ class ResidentBases:
     def get(self, bases) -> cp.ndarray:
         if isinstance(bases, cp.ndarray):
             return bases
-        bases = np.ascontiguousarray(bases, dtype=np.uint64)
-        key = (bases.ctypes.data, bases.shape, bases[:1].tobytes(), bases[-1:].tobytes())
+        bases = np.ascontiguousarray(bases)
+        key = (bases.ctypes.data, bases.shape, bases.dtype.str, bases[:1].tobytes(), bases[-1:].tobytes())
         hit = self._store.get(key)
         if hit is not None:  # we hold the host array, so its address cannot have been reused
             return hit[1]
@@ -50,12 +54,13 @@ def choose_window(n: int) -> int:
     plus a carry; when that is a few bits, nearly all points fall into a
     handful of top-window buckets and one thread sums them serially. Measured
     on an H200 (BLS12-381 G1, random scalars): c = 17 at 2^20 took 18.6 s and
-    c = 18 at 2^24 86 s, against 96 ms for c = 16 at 2^22 and 380 ms for
-    c = 20 at 2^24. c = 8, 16 and 20 leave 7, 15 and 15 bits in the top window.
+    c = 18 at 2^24 86 s. c = 8, 16 and 20 leave 7, 15 and 15 bits in the top
+    window; at 2^24, c = 16 took 241 ms and c = 20 284 ms (accumulation per
+    point is cheaper with long buckets), so 20 is kept for larger n only.
     """
     if n < 1 << 12:
         return 8
-    if n <= 1 << 22:
+    if n <= 1 << 24:
         return 16
     return 20
 
@@ -69,47 +74,66 @@ def _xyzz_to_host(curve, group, d_pts: cp.ndarray, count: int) -> np.ndarray:
     return cp.asnumpy(d_pts).view(np.uint64).reshape((-1, 4) + coord)[:count]
 
 
-def _sum_groups(curve, group, d_pts, groups: int, length: int) -> cp.ndarray:
+def _sum_groups(curve, group, d_pts, groups: int, length: int, kern=fn) -> cp.ndarray:
     words = _coord_words(group, curve) * 4
     threads = max(1, min(256, (48 * 1024) // (words * 4)))
     threads = 1 << (threads.bit_length() - 1)
     out = cp.empty(groups * words, dtype=cp.uint32)
-    fn(curve.name, f"{group}_sum_groups")((groups,), (threads,), (d_pts, np.uint32(length), out),
+    kern(curve.name, f"{group}_sum_groups")((groups,), (threads,), (d_pts, np.uint32(length), out),
                                           shared_mem=threads * words * 4)
     return out
 
 
-def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: int) -> cp.ndarray:
-    """One XYZZ point (device, u32 words) = sum scalars[i] * bases[i]."""
-    c = choose_window(n)
+def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: int, *, c: int | None = None,
+              threads: int = ACC_THREADS, kern=fn, timer=None, work: int | None = None) -> cp.ndarray:
+    """One XYZZ point (device, u32 words) = sum scalars[i] * bases[i].
+
+    `kern(curve_name, kernel_name)` gives the launchable kernel (the tuning
+    script passes kernels compiled with other options); `timer` (an
+    EventTimer) records the stages. Scalars 0 and 1 add nothing here (1 goes
+    to batch addition); `work` is the number of other scalars, which sizes
+    the windows."""
+    stage = timer.phase if timer is not None else _no_phase
+    c = c or choose_window(n if work is None else work)
     nwin = (256 + c) // c  # 256-bit scalars (unreduced allowed) plus the final signed-digit carry
     half = 1 << (c - 1)
     nb = nwin * half
-    counts = cp.zeros(nb + 1, dtype=cp.uint32)
-    keys = cp.empty(nwin * n, dtype=cp.uint32)
-    fn(curve.name, "msm_digits")(((n + 255) // 256,), (256,),
-                                 (d_scalars, np.uint64(n), np.uint32(c), np.uint32(nwin), keys, counts))
-    offsets = cp.zeros(nb + 1, dtype=cp.uint32)
-    cp.cumsum(counts[:nb], out=offsets[1:])
-    cursor = offsets[:-1].copy()
-    total = nwin * n
-    ordered = cp.empty(max(1, total), dtype=cp.uint32)
-    fn(curve.name, "msm_scatter")(((total + 255) // 256,), (256,), (keys, np.uint64(n), np.uint32(nwin), cursor, ordered))
-    del keys, cursor
+    with stage("sort"):
+        counts = cp.zeros(nb + 1, dtype=cp.uint32)
+        keys = cp.empty(nwin * n, dtype=cp.uint32)
+        kern(curve.name, "msm_digits")(((n + 255) // 256,), (256,),
+                                       (d_scalars, np.uint64(n), np.uint32(c), np.uint32(nwin), keys, counts))
+        offsets = cp.zeros(nb + 1, dtype=cp.uint32)
+        cp.cumsum(counts[:nb], out=offsets[1:])
+        cursor = offsets[:-1].copy()
+        total = nwin * n
+        ordered = cp.empty(max(1, total), dtype=cp.uint32)
+        kern(curve.name, "msm_scatter")(((total + 255) // 256,), (256,),
+                                        (keys, np.uint64(n), np.uint32(nwin), cursor, ordered))
+        del keys, cursor, counts
     words = _coord_words(group, curve) * 4
-    buckets = cp.empty(nb * words, dtype=cp.uint32)
-    fn(curve.name, f"{group}_msm_accumulate")(((nb + THREADS - 1) // THREADS,), (THREADS,),
-                                              (d_bases, ordered, offsets, np.uint32(nb), buckets))
-    del ordered
-    seglen = min(half, 64)
-    nseg = half // seglen
-    segs = cp.empty(nwin * nseg * words, dtype=cp.uint32)
-    fn(curve.name, f"{group}_msm_reduce_segments")(((nwin * nseg + THREADS - 1) // THREADS,), (THREADS,),
-                                                   (buckets, np.uint32(half), np.uint32(nwin), np.uint32(seglen), segs))
-    del buckets
-    windows = _sum_groups(curve, group, segs, nwin, nseg)
-    fn(curve.name, f"{group}_scale_windows")(((nwin + 31) // 32,), (32,), (windows, np.uint32(c), np.uint32(nwin)))
-    return _sum_groups(curve, group, windows, 1, nwin)
+    with stage("accumulate"):
+        buckets = cp.empty(nb * words, dtype=cp.uint32)
+        kern(curve.name, f"{group}_msm_accumulate")(((nb + threads - 1) // threads,), (threads,),
+                                                    (d_bases, ordered, offsets, np.uint32(nb), buckets))
+        del ordered
+    with stage("reduce"):
+        seglen = min(half, SEGMENT)
+        nseg = half // seglen
+        segs = cp.empty(nwin * nseg * words, dtype=cp.uint32)
+        kern(curve.name, f"{group}_msm_reduce_segments")(((nwin * nseg + THREADS - 1) // THREADS,), (THREADS,),
+                                                         (buckets, np.uint32(half), np.uint32(nwin),
+                                                          np.uint32(seglen), segs))
+        del buckets
+        windows = _sum_groups(curve, group, segs, nwin, nseg, kern)
+        kern(curve.name, f"{group}_scale_windows")(((nwin + 31) // 32,), (32,),
+                                                   (windows, np.uint32(c), np.uint32(nwin)))
+        return _sum_groups(curve, group, windows, 1, nwin, kern)
+
+
+@contextmanager
+def _no_phase(label: str):
+    yield
 
 
 def batch_add_device(curve, group: str, d_bases: cp.ndarray, idx: cp.ndarray) -> cp.ndarray:
@@ -137,30 +161,32 @@ def _bases_view(curve, group, d_bases: cp.ndarray) -> cp.ndarray:
     return d_bases.reshape(-1).view(cp.uint32).reshape(-1, 2 * _coord_words(group, curve))
 
 
-def msm(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray) -> np.ndarray:
+def msm(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, timer=None) -> np.ndarray:
+    """Scalars 0 are dropped, 1 go to batch addition, the rest to Pippenger
+    over the full base array (no gather: its digits skip the 0/1 scalars)."""
+    stage = timer.phase if timer is not None else _no_phase
     grp = getattr(curve, group)
     flat = _bases_view(curve, group, d_bases)
-    s = d_scalars.reshape(-1, 4)
+    s = cp.ascontiguousarray(d_scalars.reshape(-1, 4))
     n = s.shape[0]
     if flat.shape[0] != n:
         raise ValueError(f"{flat.shape[0]} bases but {n} scalars")
     if n == 0:
         return grp.identity(1)[0]
-    nonzero = s.any(axis=1)
-    one = (s[:, 0] == 1) & ~s[:, 1:].any(axis=1)
-    one_idx = cp.flatnonzero(one).astype(cp.uint32)
-    other = cp.flatnonzero(nonzero & ~one)
+    s32 = s.view(cp.uint32)
+    with stage("classify"):
+        ones = cp.empty(n, dtype=cp.uint32)
+        counts = cp.zeros(2, dtype=cp.uint32)
+        fn(curve.name, "msm_classify")(((n + 255) // 256,), (256,), (s32, np.uint64(n), ones, counts))
+        n_one, n_other = (int(x) for x in counts.get())
     parts = []
-    if one_idx.shape[0]:
-        parts.append(_xyzz_to_host(curve, group, batch_add_device(curve, group, flat, one_idx), 1))
-    m = int(other.shape[0])
-    if m:
-        if m == n:
-            sub_b, sub_s = flat, s
-        else:
-            sub_b, sub_s = flat[other], s[other]
-        sub_s = cp.ascontiguousarray(sub_s).view(cp.uint32)
-        parts.append(_xyzz_to_host(curve, group, pippenger(curve, group, cp.ascontiguousarray(sub_b), sub_s, m), 1))
+    if n_one:
+        with stage("batch_add"):
+            parts.append(_xyzz_to_host(curve, group, batch_add_device(curve, group, flat, ones[:n_one]), 1))
+    del ones
+    if n_other:
+        with stage("pippenger"):
+            parts.append(_xyzz_to_host(curve, group, pippenger(curve, group, flat, s32, n, timer=timer, work=n_other), 1))
     return _combine(curve, group, parts)
 
 

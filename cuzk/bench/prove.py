@@ -1,0 +1,151 @@
+"""`cuzk bench prove`: whole Groth16 proofs of a stamped workload, per phase.
+
+The workload is SHA-256 compressions stamped to fill 2^k constraint rows
+(Filecoin's circuits are SHA-256 and Poseidon; SHA makes most witness values
+bits, so the A/B MSMs see the 0/1 scalars a real PoRep proof sees). The
+witness and the circuit's (a, b, c) are computed where the backend computes:
+on a GPU the witness crosses the bus once and the SpMV, NTTs and MSMs run on
+the device. Keys up to `--verify-up-to` come from a real setup and every
+proof is verified; larger keys are random points of the right shapes (a
+setup of 2^24 rows costs minutes of CPU and does not change the prover's
+work), and those proofs are timed only, which the output says.
+
+Per size and transfer mode: one warm-up proof, then `--repeat` proofs;
+medians of the wall time and of every phase (CUDA events on the GPU).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import numpy as np
+
+from cuzk.backend import get_backend
+
+CURVE = "bls12_381"
+
+
+def stamped_sha256(log_rows: int):
+    """(compiled circuit, witness) with close to 2^log_rows constraint rows."""
+    from cuzk.gadgets.sha256.stamped import compression_template, compression_witness, interface_bits
+    from cuzk.r1cs import RecordingCS, WitnessCS
+
+    g = compression_template(CURVE)
+    count = max(1, ((1 << log_rows) - 1 - 768) // g.num_constraints)
+    rng = np.random.default_rng(log_rows)
+    state = rng.integers(0, 2**32, (count, 8), dtype=np.uint32)
+    block = rng.integers(0, 2**32, (count, 16), dtype=np.uint32)
+    rec = RecordingCS(CURVE)
+    g.stamp(rec, rec.alloc_many(count * 768).reshape(count, 768))
+    cc = rec.compile()
+    cs = WitnessCS(CURVE)
+    iface = cs.alloc_many(count * 768, interface_bits(state, block).ravel()).reshape(count, 768)
+    g.stamp(cs, iface, compression_witness(CURVE, state, block))
+    return cc, cs.witness(), count
+
+
+def random_key(cc, seed: int = 5):
+    """A ProvingKey of cc's shape whose points are random (timing only)."""
+    from cuzk.curve import get_curve
+    from cuzk.groth16.keys import H_BELLPERSON, ProvingKey, VerifyingKey
+    from cuzk.groth16.setup import density_vars, domain_size
+
+    curve = get_curve(cc.curve)
+    rng = np.random.default_rng(seed)
+    pool1, pool2 = curve.g1.random(1024, rng), curve.g2.random(256, rng)
+
+    def g1(k):
+        return np.ascontiguousarray(pool1[rng.integers(0, len(pool1), k)])
+
+    def g2(k):
+        return np.ascontiguousarray(pool2[rng.integers(0, len(pool2), k)])
+
+    n = domain_size(cc.num_rows, curve.fr.params.two_adicity)
+    a_vars, b_vars = density_vars(cc)
+    vk = VerifyingKey(curve, g1(1)[0], g1(1)[0], g2(1)[0], g2(1)[0], g1(1)[0], g2(1)[0], g1(cc.num_inputs))
+    return ProvingKey(vk=vk, num_inputs=cc.num_inputs, num_aux=cc.num_aux, domain_size=n, h_convention=H_BELLPERSON,
+                      beta_g1=vk.beta_g1, delta_g1=vk.delta_g1, a_vars=a_vars, b_vars=b_vars,
+                      vectors={"h": g1(n - 1), "l": g1(cc.num_aux), "a": g1(len(a_vars)), "b_g1": g1(len(b_vars)),
+                               "b_g2": g2(len(b_vars))})
+
+
+def _backend(name: str, transfer: str):
+    if name == "cuda":
+        from cuzk.backend.cuda import CudaBackend
+
+        return CudaBackend(transfer=transfer)
+    return get_backend(name)
+
+
+def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=("pageable",), verify_up_to: int = 20,
+        json_path: str | None = None, out=None) -> list[dict]:
+    out = out or sys.stdout
+    from cuzk.groth16 import prover, setup
+    from cuzk.groth16.verifier import PreparedVerifyingKey, verify
+
+    records = []
+    for log_rows in sizes:
+        t = time.perf_counter()
+        cc, w, count = stamped_sha256(log_rows)
+        synth_s = time.perf_counter() - t
+        real = log_rows <= verify_up_to
+        t = time.perf_counter()
+        pk = setup.generate(cc, backend=get_backend(backend_name), progress=False) if real else random_key(cc)
+        key_s = time.perf_counter() - t
+        for name in ("h", "l", "a", "b_g1", "b_g2"):
+            pk.bases(name)
+        print(f"2^{log_rows}: {count} SHA-256 compressions, {cc.num_rows} rows, {cc.num_vars} variables; "
+              f"synthesis {synth_s:.1f} s, {'setup' if real else 'random key'} {key_s:.1f} s", file=out, flush=True)
+        public = cc.fr.to_ints(w[1:cc.num_inputs]) if real else None
+        for mode in transfers:
+            for pinned_input in ((False, True) if mode == "pinned" else (False,)):
+                backend = _backend(backend_name, mode)
+                wi = w
+                if pinned_input:
+                    wi = backend.uploader.host_array(w.shape, w.dtype)
+                    wi[:] = w
+                proofs = [prover.prove(pk, wi, cc, backend=backend) for _ in range(repeat + 1)]
+                pool = _device_pool_bytes(backend)
+                proofs.append(prover.prove(pk, wi, cc, backend=backend))
+                pool_growth = _device_pool_bytes(backend) - pool
+                timed = proofs[1:-1]
+                verified = None
+                if real:
+                    pvk = PreparedVerifyingKey(pk.vk)
+                    verified = all(verify(pvk, p, public) for p in (proofs[0], proofs[-1]))
+                phases = {k: float(np.median([p.timings.get(k, 0.0) for p in timed])) for k in timed[0].timings}
+                label = mode + (" (witness already pinned)" if pinned_input else "")
+                rec = {"op": "prove", "log_rows": log_rows, "rows": cc.num_rows, "variables": cc.num_vars,
+                       "backend": backend.describe(), "transfer": label, "repeat": repeat,
+                       "median_ms": phases["total"], "verified": verified, "device_pool_growth_bytes": pool_growth,
+                       "phases_ms": phases}
+                records.append(rec)
+                _print(rec, out)
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(records, f, indent=1)
+    return records
+
+
+def _device_pool_bytes(backend) -> int:
+    if backend.name != "cuda":
+        return 0
+    import cupy as cp
+
+    backend.synchronize()
+    return int(cp.get_default_memory_pool().total_bytes())
+
+
+def _print(rec: dict, out) -> None:
+    ver = {True: "verified", False: "NOT VERIFIED", None: "timing only (random key)"}[rec["verified"]]
+    print(f"  {rec['transfer']:34s} median {rec['median_ms']:9.1f} ms  [{ver}; device pool growth "
+          f"{rec['device_pool_growth_bytes']} B]", file=out)
+    ph = rec["phases_ms"]
+    host = [k for k in ph if not k.startswith("gpu:") and k != "total"]
+    print("    wall: " + "  ".join(f"{k} {ph[k]:.1f}" for k in host), file=out)
+    gpu = [k for k in ph if k.startswith("gpu:") and k.count("/") <= 1]
+    if gpu:
+        print("    gpu:  " + "  ".join(f"{k[4:]} {ph[k]:.1f}" for k in gpu), file=out)
+    out.flush()

@@ -1,0 +1,70 @@
+"""Compile the CUDA module offline with nvcc and print per-kernel registers,
+spills and stack: a check of the device code on a machine without a GPU.
+
+    python scripts/cuda_resources.py [bls12_381|bn254] [kernel-substring ...]
+"""
+
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from cuzk.field.fields import CURVE_FIELDS  # noqa: E402
+
+CUDA = Path(__file__).resolve().parents[1] / "cuzk" / "backend" / "cuda"
+_INC = re.compile(r'^#include "([\w.]+)"\s*$', re.M)
+
+
+def _consts(curve: str) -> str:
+    # consts.py without importing the cupy-dependent package
+    ns: dict = {}
+    src = (CUDA / "consts.py").read_text().replace("from cuzk.field.fields import CURVE_FIELDS", "")
+    ns["CURVE_FIELDS"] = CURVE_FIELDS
+    exec(compile(src, "consts.py", "exec"), ns)
+    return ns["curve_header"](curve)
+
+
+def _expand(name: str, seen: set) -> str:
+    if name in seen:
+        return ""
+    seen.add(name)
+    text = (CUDA / name).read_text().replace("#pragma once", "")
+    return _INC.sub(lambda m: _expand(m.group(1), seen), text)
+
+
+def main() -> None:
+    curve = sys.argv[1] if len(sys.argv) > 1 else "bls12_381"
+    want = sys.argv[2:]
+    mod = (CUDA / "module.py").read_text()
+    names = re.search(r"SOURCES = \(([^)]*)\)", mod).group(1)
+    sources = re.findall(r'"([\w.]+)"', names)
+    seen: set = set()
+    body = "".join(_expand(n, seen) for n in sources)
+    with tempfile.TemporaryDirectory() as tmp:
+        keep = __import__("os").environ.get("CUBIN_OUT")
+        cu = Path(tmp) / "m.cu"
+        cu.write_text("typedef unsigned int u32;\ntypedef unsigned long long u64;\n" + _consts(curve) + body)
+        t = time.time()
+        r = subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-cubin", "-Xptxas", "-v", str(cu), "-o",
+                            str(Path(tmp) / "m.cubin")], capture_output=True, text=True)
+        dt = time.time() - t
+        if keep and not r.returncode:
+            Path(keep).write_bytes((Path(tmp) / "m.cubin").read_bytes())
+    if r.returncode:
+        print(r.stderr)
+        sys.exit(1)
+    fn = None
+    for line in r.stderr.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)'|Function properties for (\w+)", line)
+        if m:
+            fn = m.group(1) or m.group(2)
+        if fn and (not want or any(w in fn for w in want)) and ("registers" in line or "stack frame" in line):
+            print(f"{fn:40s} {line.split(':', 1)[-1].strip()}")
+    print(f"nvcc sm_90 {curve}: {dt:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
