@@ -36,6 +36,14 @@ class ParamsInUse(EngineError):
     """Parameters cannot be evicted while jobs use them (FAILED_PRECONDITION)."""
 
 
+class QueueFull(EngineError):
+    """A queue limit (limits.*) is reached; retry later (RESOURCE_EXHAUSTED)."""
+
+
+class WorkerDeath(BaseException):
+    """Ends a pipeline worker thread (a fault, or an escaped SystemExit); the engine starts a replacement."""
+
+
 class BudgetTooSmall(EngineError):
     """A single request needs more memory than the whole budget (RESOURCE_EXHAUSTED)."""
 

@@ -7,6 +7,8 @@ proving passes containing a job whose id starts with PREFIX:
     delay=PREFIX:MS      sleep MS milliseconds before proving
     fail=PREFIX          raise (every attempt, so the job fails after its retry)
     fail_once=PREFIX     raise on the first attempt only (the retry succeeds)
+    die=PREFIX           end the prover worker's thread (every attempt: the job fails after its retry)
+    die_once=PREFIX      end the prover worker's thread on the first attempt (a replacement retries it)
 
 Engines used as a library take any callable as `engine.fault_injector`.
 """
@@ -16,6 +18,8 @@ from __future__ import annotations
 import time
 
 from cuzk.errors import CuzkError
+
+from .errors import WorkerDeath
 
 HOLD_MAX_S = 120.0
 
@@ -28,8 +32,9 @@ def parse(spec: str):
     rules = []
     for part in filter(None, (p.strip() for p in spec.split(","))):
         name, _, arg = part.partition("=")
-        if name not in ("hold", "delay", "fail", "fail_once") or not arg:
-            raise CuzkError(f"CUZK_FAULTS: cannot parse {part!r} (expected hold=, delay=, fail= or fail_once=)")
+        if name not in ("hold", "delay", "fail", "fail_once", "die", "die_once") or not arg:
+            raise CuzkError(f"CUZK_FAULTS: cannot parse {part!r} (expected hold=, delay=, fail=, fail_once=, "
+                            "die= or die_once=)")
         if name == "delay":
             prefix, _, ms = arg.rpartition(":")
             if not ms.isdigit():
@@ -51,5 +56,7 @@ def parse(spec: str):
                 time.sleep(arg)
             elif name == "fail" or (name == "fail_once" and item.attempt == 0):
                 raise InjectedFault(f"injected fault ({name}={prefix})")
+            elif name == "die" or (name == "die_once" and item.attempt == 0):
+                raise WorkerDeath(f"injected worker death ({name}={prefix})")
 
     return inject if rules else None

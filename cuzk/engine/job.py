@@ -59,6 +59,7 @@ class Job:
         self.batch_size = 0
         self.start_seq = 0  # order in which jobs left the queue (1-based)
         self.retries = 0
+        self.client = ""  # who submitted it (limits.max_queued_per_client)
         self.parsed: Any = None  # the spec's parsed vanilla proof, shared by partitions
         self.public_inputs: list[list[int]] = [[] for _ in range(self.num_partitions)]
         self._partials: list[bytes | None] = [None] * self.num_partitions

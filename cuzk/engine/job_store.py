@@ -10,12 +10,15 @@ Rust cuzk, whose completed map was never pruned.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections import OrderedDict
 
 from .job import Job
+
+log = logging.getLogger("cuzk.engine")
 
 
 class JobStore(ABC):
@@ -38,6 +41,17 @@ class JobStore(ABC):
     def counts(self) -> dict[str, int]:
         """Number of stored jobs by state name."""
 
+    def recover(self) -> list:
+        """Jobs a durable store kept from an earlier run (journal.JournalRow), for the engine to restore."""
+        return []
+
+    def adopt(self, job: Job) -> None:
+        """Hold a job restored from `recover` (already durable)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release files; the store is not used afterwards."""
+
 
 class InMemoryJobStore(JobStore):
     def __init__(self, retention_s: float = 3600.0, max_finished: int = 10000):
@@ -55,6 +69,10 @@ class InMemoryJobStore(JobStore):
                 return existing, False
             self._active[job.job_id] = job
             return job, True
+
+    def adopt(self, job: Job) -> None:
+        with self._lock:
+            (self._finished if job.terminal else self._active)[job.job_id] = job
 
     def get(self, job_id: str) -> Job | None:
         with self._lock:
@@ -87,3 +105,47 @@ class InMemoryJobStore(JobStore):
             if not expired and len(self._finished) <= self.max_finished:
                 break
             del self._finished[job_id]
+
+
+class JournalingJobStore(InMemoryJobStore):
+    """The in-memory store, with every accepted job and its outcome written to a `Journal`.
+
+    A job is committed to the journal before `add` returns (so before
+    SubmitProof answers); a journal that cannot be written refuses the job.
+    """
+
+    def __init__(self, journal, retention_s: float = 3600.0, max_finished: int = 10000):
+        super().__init__(retention_s, max_finished)
+        self.journal = journal
+        self._admit = threading.Lock()  # one insertion at a time: journal row and memory agree
+        self._closed = False
+
+    def add(self, job: Job) -> tuple[Job, bool]:
+        with self._admit:
+            existing = self.get(job.job_id)
+            if existing is not None:
+                return existing, False
+            self.journal.insert(job, job.client)  # raises JournalError: not accepted
+            return super().add(job)
+
+    def record(self, job: Job) -> None:
+        if self._closed:
+            return super().record(job)
+        try:
+            if job.terminal:
+                with self._lock:
+                    first = job.job_id in self._active
+                if first:
+                    self.journal.finish(job)
+            elif job.state.running:
+                self.journal.mark_running(job)
+        except Exception as exc:  # the job's outcome stays in memory; the log says why it may not survive
+            log.error("job %s: %s", job.job_id, exc)
+        super().record(job)
+
+    def recover(self) -> list:
+        return self.journal.rows()
+
+    def close(self) -> None:
+        self._closed = True
+        self.journal.close()

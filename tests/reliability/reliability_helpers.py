@@ -1,0 +1,59 @@
+"""Shared pieces of the reliability tests: engines, in-process servers, job polling."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+from cuzk.circuits import get_kind
+from cuzk.engine import Engine, EngineConfig
+from cuzk.proto import proving_pb2 as pb
+
+WAIT_MS = 600_000  # generous: a cold CI run compiles kernels inside the daemon first
+TERMINAL = (pb.JOB_COMPLETED, pb.JOB_FAILED, pb.JOB_CANCELLED)
+
+
+def vanilla(seed: int | None = None, kind: str = "winning-post-like") -> bytes:
+    return get_kind(kind).generate_vanilla("tiny", seed)
+
+
+def engine_config(state_dir, param_dir, **settings) -> EngineConfig:
+    cfg = EngineConfig()
+    cfg.daemon.state_dir = str(state_dir)
+    cfg.srs.param_cache = str(param_dir)
+    cfg.circuits.presets = ["tiny"]
+    cfg.gpus.backend = "cpu"
+    cfg.gpus.gpu_threads = 1
+    for dotted, value in settings.items():
+        section, key = dotted.split("__")
+        setattr(getattr(cfg, section), key, value)
+    return cfg.validate()
+
+
+def make_engine(state_dir, param_dir, store=None, **settings) -> Engine:
+    return Engine(engine_config(state_dir, param_dir, **settings), store=store).start()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_state(client, job_id, states, limit=300.0):
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        r = client.await_proof(job_id, timeout_ms=20)
+        if r.state in states:
+            return r
+        time.sleep(0.02)
+    raise AssertionError(f"job {job_id} never reached {states}")
+
+
+def wait_until(cond, limit=300.0, what="condition"):
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if cond():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"{what} did not happen within {limit:.0f} s")
