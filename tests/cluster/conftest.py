@@ -1,0 +1,55 @@
+"""Cluster tests: a local multi-node Ray cluster per module (every node on 127.0.0.1, one CPU each,
+a 100 MB object store), proving the tiny winning-post-like workload (real proofs, checked by the
+Groth16 oracle). Skipped where Ray (the `cluster` extra) is not installed."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # before Ray is imported: keep it on loopback
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "engine"))  # the Groth16 oracle
+
+import pytest  # noqa: E402
+
+pytest.importorskip("ray", reason="cluster mode needs the `cluster` extra (ray)")
+
+from cuzk.circuits import get_kind  # noqa: E402
+from cuzk.engine import EngineConfig  # noqa: E402
+
+CID = "winning-post-like-tiny"
+TIMEOUT = 600  # a cold CI run compiles the kernels inside each node actor first
+SLOW = "slow-"  # job ids with this prefix wait 1.5 s before proving, on every node (a job surely in flight)
+NODE_FAULTS = f"delay={SLOW}:1500"
+
+
+def cluster_config(state_dir, param_dir) -> EngineConfig:
+    """What every node's engine runs: the CPU backend, one kernel thread, the tiny circuits,
+    one shared parameter directory (as a shared filesystem would give real nodes)."""
+    cfg = EngineConfig()
+    cfg.daemon.state_dir = str(state_dir)
+    cfg.srs.param_cache = str(param_dir)
+    cfg.circuits.presets = ["tiny"]
+    cfg.gpus.backend = "cpu"
+    cfg.gpus.gpu_threads = 1
+    cfg.synthesis.threads = 1
+    cfg.memory.total_budget = "2GiB"
+    return cfg
+
+
+@pytest.fixture(scope="session")
+def vanilla():
+    kind = get_kind("winning-post-like")
+    return lambda: kind.generate_vanilla("tiny")
+
+
+
+@pytest.fixture(scope="module")
+def ray_tmp():
+    """A fresh folder for Ray's session, removed afterwards; short, since Ray puts unix sockets in it."""
+    import shutil
+    import tempfile
+
+    path = tempfile.mkdtemp(prefix="cuzk-ray-")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
