@@ -1,16 +1,18 @@
 # make test: create or reuse .venv, install cuzk with its dev extras, run the tests.
 # make run:  the main job: a daemon on the smallest workload proving jobs of two kinds and priorities.
+# make timeline: make run's job with its pipeline trace, plotted into docs/img/demo (the README's picture).
+# make docs: regenerate docs/api.md and the operator guide's config reference.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 NODE_STAMP := node_modules/.installed-stamp
 
-.PHONY: test run clean
+.PHONY: test run timeline docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev,cluster]'
 	touch $(STAMP)
 
 # snarkjs (pinned in package-lock.json) for the interoperability tests
@@ -23,6 +25,14 @@ test: $(STAMP) $(NODE_STAMP)
 
 run: $(STAMP)
 	$(PY) -m cuzk demo
+
+timeline: $(STAMP)
+	mkdir -p build
+	$(PY) -m cuzk demo --trace build/demo-trace.jsonl
+	$(PY) -m cuzk bench report build/demo-trace.jsonl --out docs/img/demo
+
+docs: $(STAMP)
+	$(PY) scripts/gen_docs.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info node_modules

@@ -20,10 +20,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.set_defaults(func=_kernels)
 
     from cuzk.cli.bench_daemon import register_daemon_bench
+    from cuzk.cli.bench_prove import register_prove
     from cuzk.cli.bench_synth import register_synth
+    from cuzk.cli.bench_trace import register_report
 
     register_daemon_bench(bsub)
     register_synth(bsub)
+    register_prove(bsub)
+    register_report(bsub)
 
 
 def _kernels(args) -> int:

@@ -28,8 +28,10 @@ from pathlib import Path
 
 from .bench_daemon import BenchError, inputs, resolve, spec_lookup
 from .bench_jobs import PHASES, print_records, print_summary, run_jobs, summarize, verify_records, write_json
+from .bench_trace import fetch_trace, write_trace
 
 MODES = ("sequential", "pipelined", "pipelined+batched")
+GPU_MODES = ("1 gpu", "all gpus")  # --compare-gpus: pipelined+batched on GPU 0, then on every GPU
 
 
 def default_cache() -> Path:
@@ -40,10 +42,11 @@ def default_cache() -> Path:
 def daemon_config(param_dir: Path, spec, mode: str, batch: int, synth_threads: int,
                   prover_threads: int, wait_ms: int = 250) -> str:
     pipelined = mode != "sequential"
-    size = batch if mode == "pipelined+batched" else 1
+    size = batch if mode in ("pipelined+batched",) + GPU_MODES else 1
+    gpus = {"1 gpu": 'backend = "cuda"\ndevices = [0]', "all gpus": 'backend = "cuda"\ndevices = []'}
     return f"""shutdown_timeout = "10m"
 [gpus]
-backend = "auto"
+{gpus.get(mode, 'backend = "auto"')}
 gpu_threads = {prover_threads}
 [synthesis]
 threads = {synth_threads}
@@ -60,9 +63,25 @@ synthetic = {'true' if spec.family == 'synthetic' else 'false'}
 """
 
 
-def run_compare(args, count: int) -> int:
+def gpu_count() -> int:
+    from cuzk.backend import cuda_unavailable_reason
+
+    if cuda_unavailable_reason() is not None:
+        return 0
+    import cupy
+
+    return int(cupy.cuda.runtime.getDeviceCount())
+
+
+def run_compare(args, count: int, gpus: bool = False) -> int:
+    """The same N proofs under each mode; `gpus`: on one GPU and on all of them."""
     from cuzk.bench.report import print_table
     from cuzk.server.local_daemon import LocalDaemon
+
+    modes = GPU_MODES if gpus else MODES
+    base = modes[0]
+    if gpus and gpu_count() < 2:
+        raise BenchError(f"--compare-gpus needs at least two GPUs; this machine has {gpu_count()}")
 
     cid, spec = resolve(args.kind, args.preset)
     if spec is None:
@@ -76,13 +95,14 @@ def run_compare(args, count: int) -> int:
     print("generating inputs ...", flush=True)
     vs = inputs(args, spec, count + 1)
     warm, vs = vs[0], vs[1:]
-    runs = {m: [] for m in MODES}
+    runs = {m: [] for m in modes}
     exits = {}
     last_recs = ("", [])
+    traces: dict[str, str] = {}  # --trace: each mode's last round
     with tempfile.TemporaryDirectory(prefix="cuzk-compare-") as tmp:
         daemons = {}
         try:
-            for mode in MODES:  # all three up at once (idle daemons cost no CPU), so rounds can alternate
+            for mode in modes:  # all up at once (idle daemons cost no CPU), so rounds can alternate
                 cfg = daemon_config(param_dir, spec, mode, batch, args.synthesis_threads, args.prover_threads)
                 print(f"[{mode}] starting daemon ...", flush=True)
                 d = daemons[mode] = LocalDaemon(Path(tmp) / mode.replace("+", "_"), cfg).start()
@@ -92,10 +112,13 @@ def run_compare(args, count: int) -> int:
                     if w.status != 1:
                         raise BenchError(f"warm-up proof failed: {w.error_message}\n{d.log_text()}")
             for r in range(rounds):
-                order = MODES[r % 3:] + MODES[:r % 3]  # rotate, so no mode always runs first
+                order = modes[r % len(modes):] + modes[:r % len(modes)]  # rotate, so no mode always runs first
                 for mode in order:
                     with daemons[mode].client() as c:
+                        started = time.monotonic()
                         recs, wall = run_jobs(c, [(cid, v, 0) for v in vs], f"round {r + 1} {mode}", spec_lookup)
+                        if args.trace and r == rounds - 1:
+                            traces[mode] = fetch_trace(c, started, mode)
                         if not args.no_verify:
                             verify_records(c, recs)
                         summary = summarize(recs, wall, c.status())
@@ -107,18 +130,20 @@ def run_compare(args, count: int) -> int:
         finally:
             for mode, d in daemons.items():
                 exits[mode] = d.terminate()
+    write_trace(args.trace, "".join(traces.get(m, "") for m in modes))
     print(f"\nlast run ({last_recs[0]}):")
     print_records(last_recs[1])
     rows = []
-    seq = [x["summary"]["proofs_per_min"] for x in runs["sequential"]]
+    seq = [x["summary"]["proofs_per_min"] for x in runs[base]]
     table = {}
-    for mode in MODES:
+    for mode in modes:
         ppm = [x["summary"]["proofs_per_min"] for x in runs[mode]]
         paired = [p / s for p, s in zip(ppm, seq) if s > 0]
         last = runs[mode][-1]["summary"]
         table[mode] = {"proofs_per_min": ppm, "median_proofs_per_min": statistics.median(ppm),
-                       "ratio_vs_sequential_median": round(statistics.median(paired), 3),
-                       "ratio_vs_sequential_per_round": [round(x, 3) for x in paired], "daemon_exit": exits.get(mode)}
+                       f"ratio_vs_{base.replace(' ', '_')}_median": round(statistics.median(paired), 3),
+                       f"ratio_vs_{base.replace(' ', '_')}_per_round": [round(x, 3) for x in paired],
+                       "daemon_exit": exits.get(mode)}
         rows.append({"mode": mode, "ppm": f"{statistics.median(ppm):.2f}",
                      "all": " ".join(f"{x:.1f}" for x in ppm),
                      "ratio": f"{statistics.median(paired):.2f}x",
@@ -126,19 +151,21 @@ def run_compare(args, count: int) -> int:
                      "verified": str(sum(x["summary"]["verified"] for x in runs[mode])),
                      **{n: last["avg_" + k] for k, n in PHASES},
                      "rss": f"{last.get('daemon_peak_rss_bytes', 0) / 2**20:.0f}"})
-    print(f"\n=== {cid}: {count} proofs x {rounds} round(s), three ways (ratios: median of per-round ratios) ===")
+    print(f"\n=== {cid}: {count} proofs x {rounds} round(s), {len(modes)} ways (ratios: median of per-round "
+          f"ratios) ===")
     print_table(rows, [("mode", "mode"), ("ok", "completed"), ("verified", "verified"), ("ppm", "median proofs/min"),
-                       ("all", "per round"), ("ratio", "vs sequential")]
+                       ("all", "per round"), ("ratio", f"vs {base}")]
                 + [(n, f"{n} ms") for _, n in PHASES] + [("rss", "peak RSS MiB")])
     print("(phase columns: averages per job in the last round)")
-    write_json(args.json, {"command": "batch --compare", "circuit_id": cid, "count": count, "rounds": rounds,
+    write_json(args.json, {"command": "batch --compare-gpus" if gpus else "batch --compare", "circuit_id": cid, "count": count, "rounds": rounds,
                            "batch_size": batch, "synthesis_threads": args.synthesis_threads,
                            "prover_threads": args.prover_threads, "table": table, "runs": runs})
-    ok = all(x["summary"]["failed"] == 0 and x["summary"]["unverified"] == 0 for m in MODES for x in runs[m])
+    ok = all(x["summary"]["failed"] == 0 and x["summary"]["unverified"] == 0 for m in modes for x in runs[m])
     return 0 if ok and all(v == 0 for v in exits.values()) else 1
 
 
-def run_demo(preset: str, count: int, state_dir: str | None, json_path: str | None) -> int:
+def run_demo(preset: str, count: int, state_dir: str | None, json_path: str | None,
+             trace_path: str | None = None) -> int:
     """A daemon on the smallest built-in workloads: window-post-like (HIGH) and
     winning-post-like (CRITICAL) jobs, all queued before any starts so the
     priorities show; verify; timing table; SIGTERM and a clean exit."""
@@ -171,18 +198,21 @@ default_preset = "{preset}"
         try:
             with d.client() as c:
                 c.pause(True)  # queue everything first, so the priorities are visible
+                started = time.monotonic()
                 try:
                     recs, wall = run_jobs(c, jobs, "demo", spec_lookup, on_submitted=lambda: c.pause(False))
                 finally:
                     c.pause(False)
                 verify_records(c, recs)
                 summary = summarize(recs, wall, c.status())
+                trace = fetch_trace(c, started, "demo") if trace_path else ""
         except BaseException:
             d.kill()
             print(d.log_text())
             raise
         print("sending SIGTERM ...", flush=True)
         rc = d.terminate()
+    write_trace(trace_path, trace)
     print_records(recs)
     print_summary(summary)
     print(f"daemon exited with status {rc}" + (" (clean shutdown)" if rc == 0 else ""))

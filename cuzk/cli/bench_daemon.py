@@ -32,6 +32,7 @@ from cuzk.errors import CuzkError
 
 from .bench_jobs import (Progress, Record, fill, print_records, print_summary, run_jobs, summarize,
                          verify_records, write_json)
+from .bench_trace import fetch_trace, write_trace
 
 PRIORITIES = ["low", "normal", "high", "critical"]
 
@@ -53,6 +54,8 @@ def register_daemon_bench(bsub) -> None:
                         "throughput. With --compare, start three private daemons (sequential, pipelined, "
                         "pipelined + batched) and run the same proofs through each, printing throughput ratios.")
     b.add_argument("--compare", action="store_true", help="run sequential / pipelined / pipelined+batched daemons")
+    b.add_argument("--compare-gpus", action="store_true",
+                   help="run the same proofs on a daemon using GPU 0 and on one using every GPU; print the ratio")
     b.add_argument("--batch-size", type=int, default=0, help="--compare: max_batch_size of the batched mode "
                    "(default min(count, 4))")
     b.add_argument("--synthesis-threads", type=int, default=1, help="--compare: synthesis workers (default 1)")
@@ -88,6 +91,10 @@ def register_daemon_bench(bsub) -> None:
 def _add_addr(p) -> None:
     p.add_argument("--addr", default=os.environ.get("CUZK_ADDR", ""),
                    help="daemon address: unix:PATH or host:port (default $CUZK_ADDR, else the default socket)")
+    p.add_argument("--token", default=os.environ.get("CUZK_TOKEN", ""),
+                   help="the daemon's bearer token (default $CUZK_TOKEN; required by TCP daemons)")
+    p.add_argument("--tls-ca", metavar="PEM", default=os.environ.get("CUZK_TLS_CA", ""),
+                   help="connect with TLS, trusting this CA / self-signed certificate (default $CUZK_TLS_CA)")
 
 
 def _add_kind(p) -> None:
@@ -120,6 +127,8 @@ def _common_parser():
     p.add_argument("--vanilla", metavar="FILE", help="inputs: JSON array of base64 strings, or one raw input")
     p.add_argument("--no-verify", action="store_true", help="do not verify the proofs")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    p.add_argument("--trace", metavar="FILE", help="write the daemon's pipeline trace of the run (JSON lines; "
+                   "plot it with `cuzk bench report FILE`; --compare: one run per mode)")
     return p
 
 
@@ -188,7 +197,7 @@ def address(args) -> str:
 def client_for(args):
     from cuzk.server.client import ProvingClient
 
-    c = ProvingClient(address(args))
+    c = ProvingClient(address(args), token=getattr(args, "token", ""), tls_ca=getattr(args, "tls_ca", ""))
     try:
         c.wait_ready(10)
     except Exception:
@@ -212,6 +221,7 @@ def cmd_single(args) -> int:
     v = inputs(args, spec, 1)[0]
     with client_for(args) as c:
         rec = Record(0, cid, submitted_at=time.monotonic())
+        started = time.monotonic()
         r = c.prove(circuit_id=cid, vanilla_proof=v, priority=priority_value(args.priority), request_id=args.request_id)
         fill(rec, r)
         if spec is not None:
@@ -224,6 +234,8 @@ def cmd_single(args) -> int:
             rec.public_inputs = public_inputs_from_proto(r)
         if not args.no_verify:
             verify_records(c, [rec])
+        trace = fetch_trace(c, started) if args.trace else ""
+    write_trace(args.trace, trace)
     print("=== Proof Result ===")
     print(f"status: {rec.status}   job_id: {rec.job_id}   circuit: {cid}")
     if rec.status == "COMPLETED":
@@ -242,18 +254,21 @@ def cmd_single(args) -> int:
 
 def cmd_batch(args) -> int:
     count = args.count or 4
-    if args.compare:
+    if args.compare or args.compare_gpus:
         from .bench_compare import run_compare
 
-        return run_compare(args, count)
+        return run_compare(args, count, gpus=args.compare_gpus)
     cid, spec = resolve(args.kind, args.preset)
     vs = inputs(args, spec, count)
     with client_for(args) as c:
         print(f"batch: {count} x {cid} at {c.address}")
+        started = time.monotonic()
         recs, wall = run_jobs(c, [(cid, v, priority_value(args.priority)) for v in vs], "batch", spec_lookup)
+        trace = fetch_trace(c, started) if args.trace else ""
         if not args.no_verify:
             verify_records(c, recs)
         summary = summarize(recs, wall, c.status())
+    write_trace(args.trace, trace)
     print_records(recs)
     print_summary(summary)
     write_json(args.json, {"command": "batch", "circuit_id": cid, "summary": summary,
@@ -301,9 +316,11 @@ def cmd_stress(args) -> int:
             time.sleep(0.05)
         progress.close()
         wall = time.monotonic() - t0
+        trace = fetch_trace(c, t0) if args.trace else ""
         if not args.no_verify:
             verify_records(c, recs)
         summary = summarize(recs, wall, c.status())
+    write_trace(args.trace, trace)
     by_kind = {}
     for cid, _ in circuits:
         rs = [r for r in recs if r.circuit_id == cid and r.status == "COMPLETED"]

@@ -4,7 +4,9 @@
     cuzk daemon --print-default-config
 
 The daemon serves cuzk.v1.ProvingEngine on a unix socket (default
-<state_dir>/cuzk.sock) or TCP. SIGTERM or SIGINT: stop accepting jobs,
+<state_dir>/cuzk.sock, mode 0600) or TCP (only with daemon.auth_token[_file];
+TLS with daemon.tls_cert/tls_key). Accepted jobs are journaled in
+<state_dir>/jobs.sqlite3: after a crash the daemon resumes them. SIGTERM or SIGINT: stop accepting jobs,
 finish the running ones, exit 0 (1 if the drain timed out); a second signal
 exits at once.
 """
@@ -31,6 +33,9 @@ def register(sub) -> None:
     d.add_argument("--state-dir", metavar="DIR", help="override daemon.state_dir")
     d.add_argument("--log-level", choices=["debug", "info", "warning", "error"], help="override logging.level")
     d.add_argument("--print-default-config", action="store_true", help="print the default config file and exit")
+    d.add_argument("--ray-address", metavar="ADDR", help="cluster mode: join the Ray cluster at ADDR (host:port of "
+                   "its head) and serve the same API as the front of its proving nodes (the Ray nodes that offer "
+                   "the resource cuzk_prover); the config is used by every node's engine (needs cuzk[cluster])")
     d.set_defaults(func=cmd_daemon)
 
     m = sub.add_parser("demo", help="start a daemon on the smallest workloads, prove, verify, shut down",
@@ -42,6 +47,8 @@ def register(sub) -> None:
     m.add_argument("--state-dir", metavar="DIR", help="daemon state dir (default: a temporary one, params cached "
                    "under ~/.cache/cuzk/demo-params)")
     m.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    m.add_argument("--trace", metavar="FILE", help="also write the daemon's pipeline trace (JSON lines; plot it "
+                   "with `cuzk bench report FILE`)")
     m.set_defaults(func=cmd_demo)
 
 
@@ -91,10 +98,10 @@ def cmd_daemon(args) -> int:
     setup_logging(cfg.logging.level, cfg.logging.format)
     for w in cfg.warnings:
         log.warning("%s", w)
-    return serve(cfg)
+    return serve(cfg, args.ray_address)
 
 
-def serve(cfg) -> int:
+def serve(cfg, ray_address: str | None = None) -> int:
     from cuzk.engine import Engine
     from cuzk.server.server import DaemonServer
 
@@ -111,14 +118,28 @@ def serve(cfg) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     cfg.state_dir().mkdir(parents=True, exist_ok=True)
-    engine = Engine(cfg)
-    if os.environ.get("CUZK_FAULTS"):
+    store = None
+    if cfg.daemon.journal and not ray_address:
+        from cuzk.engine.job_store import JournalingJobStore
+        from cuzk.engine.journal import Journal
+
+        store = JournalingJobStore(Journal(cfg.state_dir(), cfg.job_retention_s(), cfg.daemon.max_finished_jobs),
+                                   cfg.job_retention_s(), cfg.daemon.max_finished_jobs)
+    engine = Engine(cfg, store=store) if not ray_address else _cluster_front(cfg, ray_address)
+    if os.environ.get("CUZK_FAULTS") and not ray_address:
         from cuzk.engine import faults
 
         engine.fault_injector = faults.parse(os.environ["CUZK_FAULTS"])
         log.warning("fault injection active (CUZK_FAULTS=%s): for tests only", os.environ["CUZK_FAULTS"])
+    server = DaemonServer(engine, cfg.listen_address(), cfg.max_message_bytes(), cfg.daemon.rpc_threads,
+                          token=cfg.auth_token(), tls_cert=cfg.daemon.tls_cert, tls_key=cfg.daemon.tls_key)
     engine.start()
-    server = DaemonServer(engine, cfg.listen_address(), cfg.max_message_bytes(), cfg.daemon.rpc_threads).start()
+    try:
+        server.start()
+    except Exception:
+        engine.store.close()  # first: resumed jobs stay unfinished in the journal for the next start
+        engine.shutdown(drain=False)
+        raise
     http = None
     if cfg.daemon.metrics_listen:
         http = engine.metrics.serve(cfg.daemon.metrics_listen)
@@ -131,8 +152,18 @@ def serve(cfg) -> int:
     server.stop(grace=5.0)
     if http is not None:
         http.shutdown()
+    engine.store.close()
     log.info("stopped (%s)", "drained" if drained else "drain timed out")
     return 0 if drained else 1
+
+
+def _cluster_front(cfg, ray_address: str):
+    """The front of a Ray cluster of proving nodes; CUZK_FAULTS then applies on the nodes."""
+    from cuzk.cluster import ClusterEngine, ClusterOptions
+
+    if cfg.daemon.journal:
+        log.info("cluster mode: the front keeps its jobs in memory (daemon.journal is for a single daemon)")
+    return ClusterEngine(cfg, ray_address, ClusterOptions(node_faults=os.environ.get("CUZK_FAULTS", "")))
 
 
 # ---- demo ---------------------------------------------------------------------------------
@@ -141,4 +172,4 @@ def serve(cfg) -> int:
 def cmd_demo(args) -> int:
     from cuzk.cli import bench_compare
 
-    return bench_compare.run_demo(args.preset, args.count, args.state_dir, args.json)
+    return bench_compare.run_demo(args.preset, args.count, args.state_dir, args.json, args.trace)

@@ -15,7 +15,7 @@ from cuzk.errors import CuzkError
 
 # modules under cuzk.cli that contribute commands (missing ones are skipped
 # so that a partially installed tree still gives a working --help)
-COMMAND_MODULES = ["bench", "circuit", "prove", "verify", "setup", "params", "daemon"]
+COMMAND_MODULES = ["bench", "circuit", "prove", "verify", "setup", "params", "daemon", "top"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -29,14 +29,17 @@ def parse_duration(value, what: str) -> float:
     if isinstance(value, bool):
         raise ConfigError(f"{what}: expected a duration such as '30s' or '5m', got {value!r}")
     if isinstance(value, (int, float)):
-        if value < 0:
-            raise ConfigError(f"{what}: must not be negative")
+        if not 0 <= value < MAX_DURATION_S:  # also refuses NaN and inf
+            raise ConfigError(f"{what}: expected a duration from 0 to {MAX_DURATION_S:.0f} seconds, got {value!r}")
         return float(value)
     m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h)?\s*", str(value))
     if not m:
         raise ConfigError(f"{what}: expected a duration such as '30s', '5m' or '250ms', got {value!r}")
     scale = {"ms": 1e-3, "s": 1.0, None: 1.0, "m": 60.0, "h": 3600.0}[m.group(2)]
-    return float(m.group(1)) * scale
+    return parse_duration(float(m.group(1)) * scale, what)
+
+
+MAX_DURATION_S = 10 * 365 * 86400.0  # ten years: beyond it, timers overflow (and nothing means it)
 
 
 def default_state_dir() -> str:
@@ -55,6 +58,11 @@ class DaemonConfig:
     max_finished_jobs: int = 10000
     max_message_size: str = "128MiB"
     rpc_threads: int = 64
+    journal: bool = True
+    auth_token: str = ""
+    auth_token_file: str = ""
+    tls_cert: str = ""
+    tls_key: str = ""
 
 
 @dataclass
@@ -103,6 +111,18 @@ class CircuitsConfig:
 
 
 @dataclass
+class TraceConfig:
+    capacity: int = 200000
+
+
+@dataclass
+class LimitsConfig:
+    max_queued_per_priority: dict = field(
+        default_factory=lambda: {"low": 0, "normal": 0, "high": 0, "critical": 0})
+    max_queued_per_client: int = 0
+
+
+@dataclass
 class LoggingConfig:
     level: str = "info"
     format: str = "text"
@@ -118,6 +138,8 @@ class EngineConfig:
     srs: SrsConfig = field(default_factory=SrsConfig)
     circuits: CircuitsConfig = field(default_factory=CircuitsConfig)
     logging: LoggingConfig = field(default_factory=LoggingConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
+    trace: TraceConfig = field(default_factory=TraceConfig)
     warnings: list = field(default_factory=list, compare=False, repr=False)
 
     # ---- derived values (what the engine uses) --------------------------------
@@ -154,6 +176,25 @@ class EngineConfig:
     def max_message_bytes(self) -> int:
         return _size(self.daemon.max_message_size, "daemon.max_message_size")
 
+    def auth_token(self) -> str:
+        """The bearer token clients must send ("" = none): daemon.auth_token or daemon.auth_token_file."""
+        if self.daemon.auth_token and self.daemon.auth_token_file:
+            raise ConfigError("daemon.auth_token and daemon.auth_token_file: set one, not both")
+        if self.daemon.auth_token_file:
+            path = Path(os.path.expanduser(self.daemon.auth_token_file))
+            try:
+                token = path.read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ConfigError(f"daemon.auth_token_file: cannot read {path} ({exc})") from None
+            if not token:
+                raise ConfigError(f"daemon.auth_token_file: {path} is empty")
+            return token
+        return self.daemon.auth_token.strip()
+
+    def max_queued(self, priority_name: str) -> int:
+        """limits.max_queued_per_priority for one priority (0 = no limit)."""
+        return int(self.limits.max_queued_per_priority.get(priority_name, 0))
+
     def synthesis_threads(self) -> int:
         n = self.synthesis.threads
         return n if n > 0 else max(1, min(4, (os.cpu_count() or 2) // 2))
@@ -177,6 +218,8 @@ class EngineConfig:
             ("gpus.gpu_threads", self.gpus.gpu_threads >= 0),
             ("daemon.rpc_threads", self.daemon.rpc_threads >= 1),
             ("daemon.max_finished_jobs", self.daemon.max_finished_jobs >= 0),
+            ("limits.max_queued_per_client", self.limits.max_queued_per_client >= 0),
+            ("trace.capacity", self.trace.capacity >= 0),
         ]
         for name, ok in checks:
             if not ok:
@@ -187,8 +230,25 @@ class EngineConfig:
             raise ConfigError(f"logging.level: expected debug, info, warning or error, got {self.logging.level!r}")
         if self.logging.format not in ("text", "json"):
             raise ConfigError(f"logging.format: expected text or json, got {self.logging.format!r}")
+        for prio, n in self.limits.max_queued_per_priority.items():
+            if prio not in ("low", "normal", "high", "critical"):
+                raise ConfigError(f"limits.max_queued_per_priority.{prio}: unknown priority "
+                                  "(expected low, normal, high or critical)")
+            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+                raise ConfigError(f"limits.max_queued_per_priority.{prio}: expected a count >= 0, got {n!r}")
+        if bool(self.daemon.tls_cert) != bool(self.daemon.tls_key):
+            raise ConfigError("daemon.tls_cert and daemon.tls_key: TLS needs both the certificate and the key")
+        self.auth_token()
         from cuzk.circuits import PRESETS
 
+        for name, items, ok in (
+            ("circuits.presets", self.circuits.presets, lambda v: isinstance(v, str)),
+            ("srs.preload", self.srs.preload, lambda v: isinstance(v, str)),
+            ("gpus.devices", self.gpus.devices, lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0),
+        ):
+            for i, v in enumerate(items):
+                if not ok(v):
+                    raise ConfigError(f"{name}[{i}]: {v!r} is not a valid entry")
         for preset in self.circuits.presets:
             if preset not in PRESETS:
                 raise ConfigError(f"circuits.presets: unknown preset {preset!r} (have {', '.join(PRESETS)})")
@@ -197,6 +257,9 @@ class EngineConfig:
         for i, c in enumerate(self.circuits.circom):
             if not isinstance(c, dict) or not c.get("id") or not c.get("zkey"):
                 raise ConfigError(f"circuits.circom[{i}]: needs at least id and zkey")
+            for key, typ in (("id", str), ("zkey", str), ("proof_kind", str), ("priority", str), ("batchable", bool)):
+                if key in c and not isinstance(c[key], typ):
+                    raise ConfigError(f"circuits.circom[{i}].{key}: expected a {typ.__name__}, got {c[key]!r}")
         return self
 
 
@@ -205,11 +268,14 @@ def _size(value, what: str) -> int:
         return parse_size(value, what)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+    except OverflowError:  # e.g. 400 digits: float() gives inf
+        raise ConfigError(f"{what}: {value!r} is too large") from None
 
 
 SECTIONS = {
     "daemon": DaemonConfig, "memory": MemoryConfig, "gpus": GpusConfig, "scheduler": SchedulerConfig,
     "synthesis": SynthesisConfig, "srs": SrsConfig, "circuits": CircuitsConfig, "logging": LoggingConfig,
+    "trace": TraceConfig, "limits": LimitsConfig,
 }
 # cuzk keys that mean nothing here, accepted with a warning
 DEPRECATED = {"srs.preload_on_start", "memory.pinned_budget", "memory.working_memory_budget",
@@ -247,6 +313,10 @@ def _coerce(value, default, name: str):
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{name}: expected an integer, got {value!r}")
         return value
+    if isinstance(default, dict):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{name}: expected a table such as {{ normal = 100 }}, got {value!r}")
+        return {**default, **value}
     if isinstance(default, list):
         if not isinstance(value, list):
             raise ConfigError(f"{name}: expected a list, got {value!r}")
@@ -261,21 +331,27 @@ def _coerce(value, default, name: str):
 def load(path) -> EngineConfig:
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
+        raise ConfigError(f"{path}: not valid TOML ({_toml_problem(exc)})") from None
     return from_dict(data, str(path))
+
+
+def _toml_problem(exc: Exception) -> str:
+    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
 
 
 def loads(text: str) -> EngineConfig:
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config: not valid TOML ({exc})") from None
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
+        raise ConfigError(f"config: not valid TOML ({_toml_problem(exc)})") from None
     return from_dict(data)
 
 
@@ -300,6 +376,17 @@ max_finished_jobs = 10000
 max_message_size = "128MiB"
 # Threads serving RPCs (each waiting AwaitProof holds one).
 rpc_threads = 64
+# Keep accepted jobs and their outcomes in <state_dir>/jobs.sqlite3 (SQLite, WAL, fsync on accept):
+# after a crash the daemon resumes unfinished jobs and AwaitProof still answers for finished ones
+# (for job_retention / max_finished_jobs).
+journal = true
+# Bearer token clients must send ("authorization: Bearer <token>"); required for a TCP listener.
+# Prefer auth_token_file (a file holding only the token) over putting the token here.
+auth_token = ""
+auth_token_file = ""
+# TLS for the listener: PEM server certificate and private key (both or neither).
+tls_cert = ""
+tls_key = ""
 
 [memory]
 # Bytes for hot parameters plus the working sets of jobs in flight: "auto" = RAM - safety_margin.
@@ -365,4 +452,18 @@ circom = []
 level = "info"
 # "text" or "json" (one object per line).
 format = "text"
+
+[limits]
+# Jobs that may wait in the queue (accepted, not started) per priority; more get RESOURCE_EXHAUSTED
+# (0 = no limit). Request size is limited by daemon.max_message_size, working memory by
+# memory.total_budget (a job that can never fit is refused at submit).
+max_queued_per_priority = { low = 0, normal = 0, high = 0, critical = 0 }
+# Queued jobs per client: the "x-cuzk-client-id" request metadata when sent, else the peer's address
+# without its port (every caller on the unix socket is one client, "unix").
+max_queued_per_client = 0
+
+[trace]
+# Stage intervals kept in memory for GetTrace, `cuzk bench --trace` and `cuzk top` (a ring buffer:
+# the oldest go first; under 200 bytes each). 0 turns the trace off.
+capacity = 200000
 """

@@ -23,19 +23,21 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
+from . import recovery
 from .batch_collector import BatchCollector
 from .config import EngineConfig
 from .devices import Device, discover
-from .errors import DuplicateRequestConflict, JobNotFound, ShuttingDown
+from .errors import BudgetTooSmall, DuplicateRequestConflict, JobNotFound, QueueFull, ShuttingDown
 from .job import Job, JobTimings
 from .job_store import InMemoryJobStore, JobStore
-from .memory import MemoryBudget
+from .memory import MemoryBudget, format_size
 from .metrics import EngineMetrics
 from .pipeline import prover_loop, synthesis_loop
 from .prover_queue import ProverQueue
 from .registry import CircuitRegistry
 from .scheduler import Scheduler
 from .srs import SrsInfo, SrsManager
+from .trace import TraceRecorder, prover_lane, synthesis_lane
 from .types import JobState, Priority, ProofKind, ProofRequest, effective_priority
 
 log = logging.getLogger("cuzk.engine")
@@ -117,6 +119,10 @@ class EngineStatus:
     draining: bool
     rss_bytes: int
     peak_rss_bytes: int
+    workers: list[dict] = field(default_factory=list)  # trace lanes with their current stage
+    jobs: list[dict] = field(default_factory=list)  # jobs in flight
+    throughput: list[tuple] = field(default_factory=list)  # (window s, completed, failed)
+    now: float = 0.0  # the trace clock when the status was taken (workers' "since" are on it)
 
 
 class _Slot:
@@ -139,17 +145,21 @@ class Engine:
         self.registry = registry if registry is not None else build_registry(config)
         self.store = store or InMemoryJobStore(config.job_retention_s(), config.daemon.max_finished_jobs)
         self.budget = MemoryBudget(config.total_budget_bytes())
-        self.srs = SrsManager(self.budget, config.pinned_budget_bytes(), config.eviction_min_idle_s())
+        self.devices = devices if devices is not None else discover(
+            config.gpus.backend, config.gpus.devices, config.gpus.gpu_workers_per_device, config.gpus.gpu_threads)
+        # with a GPU the hot tier is page-locked, so every GPU uploads bases at the pinned rate
+        pin = next((d.backend.pin_host for d in self.devices if d.kind == "cuda"), None)
+        self.srs = SrsManager(self.budget, config.pinned_budget_bytes(), config.eviction_min_idle_s(), pin=pin)
         self.budget.evictor = self.srs.evict_idle
         for spec in self.registry.specs():
             self.srs.register(spec.circuit_id, spec.params)
         self.scheduler = Scheduler(BatchCollector(config.scheduler.max_batch_size,
                                                   config.scheduler.max_batch_wait_ms / 1e3))
-        self.devices = devices if devices is not None else discover(
-            config.gpus.backend, config.gpus.devices, config.gpus.gpu_workers_per_device, config.gpus.gpu_threads)
         workers = sum(d.workers for d in self.devices)
         self.prover_queue = ProverQueue(config.synthesis.lookahead or workers + 1)
         self.metrics = EngineMetrics(self)
+        self.trace = TraceRecorder(config.trace.capacity,
+                                   memory_probe=lambda: (self.budget.used, self.budget.total, self.srs.hot_bytes()))
         self.fault_injector = None  # test seam: called with each unit before proving
         self._slots = None if config.synthesis.pipelined else threading.Semaphore(1)
         self._seq = itertools.count(1)
@@ -161,6 +171,9 @@ class Engine:
         self._started = False
         self._lock = threading.Lock()
         self._totals = {"COMPLETED": 0, "FAILED": 0, "CANCELLED": 0}
+        self._admit = threading.Lock()  # limit checks and insertion of new jobs, one at a time
+        self.worker_restarts = 0
+        self.recovered = {"resumed": 0, "interrupted": 0, "finished": 0, "failed": 0}
 
     # ---- lifecycle -----------------------------------------------------------------
     def start(self) -> "Engine":
@@ -171,15 +184,20 @@ class Engine:
         for cid in self.config.srs.preload:
             self.registry.get(cid)  # unknown ids fail now, clearly
         for i in range(self.config.synthesis_threads()):
-            t = threading.Thread(target=synthesis_loop, args=(self, i), name=f"cuzk-synth-{i}", daemon=True)
+            t = threading.Thread(target=self._supervised, args=(synthesis_loop, (self, i), self._synth_threads),
+                                 name=f"cuzk-synth-{i}", daemon=True)
+            self.trace.add_lane(synthesis_lane(i), "synthesis")
             self._synth_threads.append(t)
         wid = 0
         for d in self.devices:
             for _ in range(d.workers):
-                t = threading.Thread(target=prover_loop, args=(self, d, wid), name=f"cuzk-prove-{d.label}-{wid}",
+                t = threading.Thread(target=self._supervised, args=(prover_loop, (self, d, wid), self._threads),
+                                     name=f"cuzk-prove-{d.label}-{wid}",
                                      daemon=True)
+                self.trace.add_lane(prover_lane(d, wid), "prover", d.label)
                 self._threads.append(t)
                 wid += 1
+        recovery.restore(self)  # jobs a crashed run left in the journal
         for t in self._synth_threads + self._threads:
             t.start()
         if self.config.srs.preload:
@@ -188,6 +206,20 @@ class Engine:
                  len(self._synth_threads), len(self._threads), ", ".join(d.name for d in self.devices),
                  self.budget.total >> 20)
         return self
+
+    def _supervised(self, loop, args, threads: list) -> None:
+        """Run a pipeline worker; if its thread dies (the loop let an exception out), start a
+        replacement in its place. The loop has already retried or failed the unit it held."""
+        try:
+            loop(*args)
+        except BaseException as exc:
+            me = threading.current_thread()
+            log.error("worker %s died (%s: %s); starting a replacement", me.name, type(exc).__name__, exc)
+            t = threading.Thread(target=self._supervised, args=(loop, args, threads), name=me.name, daemon=True)
+            with self._lock:
+                self.worker_restarts += 1
+                threads[threads.index(me)] = t
+            t.start()
 
     def _preload_all(self) -> None:
         for cid in self.config.srs.preload:
@@ -236,7 +268,9 @@ class Engine:
         return self._closing
 
     # ---- jobs ----------------------------------------------------------------------------
-    def submit(self, request: ProofRequest) -> SubmitResult:
+    def submit(self, request: ProofRequest, client: str = "") -> SubmitResult:
+        """Accept a job (durably, with a journaling store). `client` names the submitter for
+        limits.max_queued_per_client. Raises QueueFull or BudgetTooSmall (RESOURCE_EXHAUSTED)."""
         if self._closing:
             raise ShuttingDown("the engine is shutting down and accepts no new jobs")
         spec = self.registry.resolve(request)
@@ -244,8 +278,17 @@ class Engine:
         priority = effective_priority(int(request.priority), spec.default_priority)
         job_id = request.request_id or uuid.uuid4().hex
         job = Job(job_id, request, spec, priority, next(self._seq))
+        job.client = client
         job.on_terminal.append(self._on_terminal)
-        stored, created = self.store.add(job)
+        need = spec.working_bytes()
+        if need > self.budget.total:
+            raise BudgetTooSmall(f"{spec.circuit_id}: one partition needs {format_size(need)} of working memory but "
+                                 f"the budget (memory.total_budget) is {format_size(self.budget.total)}")
+        with self._admit:
+            stored, created = self.store.get(job_id), False
+            if stored is None:
+                self._check_queue_limits(job)
+                stored, created = self.store.add(job)
         if not created:
             if stored.fingerprint != job.fingerprint:
                 raise DuplicateRequestConflict(
@@ -260,6 +303,21 @@ class Engine:
         log.info("job %s accepted: %s, %s, %d partition(s)", job_id, spec.circuit_id, priority.name,
                  spec.num_partitions)
         return SubmitResult(job_id, self._queue_position(job), spec.circuit_id)
+
+    def _check_queue_limits(self, job: Job) -> None:
+        per_prio = self.config.max_queued(job.priority.name.lower())
+        per_client = self.config.limits.max_queued_per_client
+        if not per_prio and not per_client:
+            return
+        queued = [j for j in self.store.active() if j.state == JobState.QUEUED]
+        n = sum(1 for j in queued if j.priority == job.priority)
+        if per_prio and n >= per_prio:
+            raise QueueFull(f"queue full: {n} {job.priority.name} job(s) are queued "
+                            f"(limits.max_queued_per_priority.{job.priority.name.lower()} = {per_prio}); retry later")
+        n = sum(1 for j in queued if j.client == job.client)
+        if per_client and n >= per_client:
+            raise QueueFull(f"queue full: client {job.client or '(anonymous)'!r} has {n} job(s) queued "
+                            f"(limits.max_queued_per_client = {per_client}); retry later")
 
     def await_job(self, job_id: str, timeout: float | None = None) -> JobResult:
         """Wait up to `timeout` seconds (None: until done); the result's state
@@ -315,6 +373,7 @@ class Engine:
     def _on_terminal(self, job: Job) -> None:
         self.store.record(job)
         self.metrics.job_finished(job)
+        self.trace.job_end(job)
         with self._lock:
             self._totals[job.state.name] += 1
         if job.state == JobState.COMPLETED:
@@ -389,7 +448,22 @@ class Engine:
             uptime_s=time.time() - self._started_at, pinned_bytes=self.srs.hot_bytes(), pinned_limit=pinned_limit,
             memory_used=self.budget.used, memory_limit=self.budget.total, memory_peak=self.budget.peak,
             paused=self.scheduler.paused, draining=self._closing, rss_bytes=rss, peak_rss_bytes=peak,
+            workers=self.trace.active(), jobs=self._jobs_in_flight(), throughput=self.trace.throughput(),
+            now=self.trace.now(),
         )
+
+    def _jobs_in_flight(self) -> list[dict]:
+        """Unfinished jobs with the stage a worker is running for them now (else their state)."""
+        stage_of: dict[str, str] = {}
+        for w in self.trace.active():
+            for jid in w["jobs"]:
+                stage_of.setdefault(jid, w["stage"])
+        now = time.monotonic()
+        return [{"job_id": j.job_id, "circuit_id": j.circuit_id, "proof_kind": j.spec.proof_kind.label,
+                 "priority": int(j.priority), "state": int(j.state),
+                 "stage": stage_of.get(j.job_id) or j.state.name.lower(), "elapsed_s": now - j.submitted_at,
+                 "partitions_done": j.partitions_done, "num_partitions": j.num_partitions}
+                for j in sorted(self.store.active(), key=lambda j: j.key())]
 
     def metrics_text(self) -> str:
         return self.metrics.text()

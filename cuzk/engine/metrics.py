@@ -57,11 +57,7 @@ class EngineMetrics:
 
     def serve(self, addr: str):
         """Serve /metrics over HTTP at "host:port"; returns the server."""
-        from prometheus_client import start_http_server
-
-        host, _, port = addr.rpartition(":")
-        server, _thread = start_http_server(int(port), addr=host or "0.0.0.0", registry=self.registry)
-        return server
+        return serve_registry(self.registry, addr)
 
 
 class _Gauges:
@@ -107,3 +103,12 @@ class _Gauges:
             workers.add_metric([d.label, "busy"], busy)
             workers.add_metric([d.label, "idle"], d.workers - busy)
         yield workers
+
+
+def serve_registry(registry, addr: str):
+    """Serve `registry` as /metrics over HTTP at "host:port" (daemon.metrics_listen); returns the server."""
+    from prometheus_client import start_http_server
+
+    host, _, port = addr.rpartition(":")
+    server, _thread = start_http_server(int(port), addr=host or "0.0.0.0", registry=registry)
+    return server

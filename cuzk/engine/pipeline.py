@@ -24,6 +24,7 @@ from cuzk.errors import CuzkError
 from . import proof_bytes
 from .errors import BudgetTooSmall, Cancelled, ShuttingDown
 from .prover_queue import Member, SynthesizedUnit
+from .trace import prover_lane, synthesis_lane, unit_info
 
 log = logging.getLogger("cuzk.engine")
 
@@ -56,16 +57,27 @@ def synthesis_loop(engine, worker_id: int) -> None:
                 slot.release()
             return
         try:
-            synthesize_unit(engine, unit, slot)
-        except BaseException as exc:  # never let a worker die with jobs in its hands
+            synthesize_unit(engine, unit, slot, synthesis_lane(worker_id))
+        except Exception as exc:  # never let a worker die with jobs in its hands
             log.error("synthesis worker %d: %s\n%s", worker_id, exc, traceback.format_exc())
             for job in unit.live_jobs():
                 engine.fail_job(job, f"partition {unit.partition}: {describe_error(exc)}")
             if slot is not None:
                 slot.release()
+        except BaseException as exc:  # the worker itself ends: its unit is retried once (or fails), never dropped
+            if slot is not None:
+                slot.release()
+            if unit.attempt < 1:
+                unit.attempt += 1
+                engine.scheduler.requeue(unit)
+            else:
+                for job in unit.live_jobs():
+                    engine.fail_job(job, f"partition {unit.partition}: the synthesis worker died twice on it "
+                                         f"({type(exc).__name__}: {exc})")
+            raise
 
 
-def synthesize_unit(engine, unit, slot) -> None:
+def synthesize_unit(engine, unit, slot, lane: str = "synth") -> None:
     live = unit.live_jobs()
     if not live:
         if slot is not None:
@@ -76,6 +88,11 @@ def synthesize_unit(engine, unit, slot) -> None:
             engine.store.record(job)
     spec = unit.spec
     p = unit.partition
+    tr = engine.trace
+    info = unit_info(unit, live)
+    picked = tr.now()
+    for job in live:
+        tr.queue_wait(job, info, picked)
 
     def abandoned() -> bool:
         return not unit.live_jobs()
@@ -83,22 +100,29 @@ def synthesize_unit(engine, unit, slot) -> None:
     lease = engine.srs.lease(unit.circuit_id)
     reservation = None
     try:
-        load_ms = lease.ensure_hot(key=unit.key, cancelled=abandoned)
+        with tr.stage(lane, "param_load", info) as st:
+            load_ms = lease.ensure_hot(key=unit.key, cancelled=abandoned)
+            st.keep = bool(load_ms)
         if load_ms:
             for job in live:
                 job.add_time(srs_load_ms=load_ms)
         per_job = spec.working_bytes()
-        reservation = engine.budget.acquire(per_job * len(live), key=unit.key, cancelled=abandoned,
-                                            what=f"{spec.circuit_id} partition {p} x{len(live)}")
+        with tr.stage(lane, "memory_wait", info):
+            reservation = engine.budget.acquire(per_job * len(live), key=unit.key, cancelled=abandoned,
+                                                what=f"{spec.circuit_id} partition {p} x{len(live)}")
+        tr.sample_memory()
         members = []
         for job in live:
             if job.terminal:
                 continue
             t0 = time.perf_counter()
+            one = {**info, "jobs": [job.job_id]}
             try:
-                parsed = job.parse_once(lambda job=job: spec.parse(job.request))
-                wit = spec.witness(parsed, p)
-                abc = spec.rows(wit.w)
+                with tr.stage(lane, "witness", one):  # parsing the vanilla proof included
+                    parsed = job.parse_once(lambda job=job: spec.parse(job.request))
+                    wit = spec.witness(parsed, p)
+                with tr.stage(lane, "spmv", one):
+                    abc = spec.rows(wit.w)
             except Exception as exc:
                 engine.fail_job(job, f"partition {p} synthesis failed: {describe_error(exc)}")
                 if not isinstance(exc, (CuzkError, ValueError)):
@@ -114,7 +138,8 @@ def synthesize_unit(engine, unit, slot) -> None:
         if not members:
             raise Cancelled("no live jobs left in the unit")
         item = SynthesizedUnit(unit, members, lease, reservation, slot)
-        engine.prover_queue.put(item)
+        with tr.stage(lane, "handoff", {**info, "jobs": [m.job.job_id for m in members]}):
+            engine.prover_queue.put(item)  # blocks while the prover queue is full
     except (Cancelled, ShuttingDown) as exc:
         _release(lease, reservation, slot)
         if isinstance(exc, ShuttingDown):
@@ -149,13 +174,33 @@ def prover_loop(engine, device, worker_id: int) -> None:
             return
         try:
             prove_item(engine, device, worker_id, item)
-        except BaseException as exc:
+        except Exception as exc:
             log.error("prover worker %d: %s\n%s", worker_id, exc, traceback.format_exc())
             for m in item.members:
                 engine.fail_job(m.job, f"partition {item.unit.partition}: {describe_error(exc)}")
             item.release()
+        except BaseException as exc:  # the worker itself ends: its unit is retried (or fails), never dropped
+            hand_on(engine, item, f"the prover worker died ({type(exc).__name__}: {exc})")
+            raise
         finally:
             device.current.pop(worker_id, None)
+
+
+def hand_on(engine, item: SynthesizedUnit, why: str) -> None:
+    """A unit whose worker is gone: back to the front of the prover queue while retries
+    (`scheduler.prove_retries`) remain, else its jobs fail."""
+    live = [m for m in item.members if not m.job.terminal]
+    if live and item.attempt < engine.config.scheduler.prove_retries:
+        item.attempt += 1
+        for m in live:
+            m.job.retries += 1
+        log.warning("%s while proving %s; retrying (attempt %d)", why, item.unit.describe(), item.attempt + 1)
+        engine.prover_queue.put(item, front=True)
+        return
+    for m in live:
+        engine.fail_job(m.job, f"partition {item.unit.partition} proving failed after {item.attempt + 1} "
+                               f"attempt(s): {why}")
+    item.release()
 
 
 def prove_item(engine, device, worker_id: int, item: SynthesizedUnit) -> None:
@@ -171,16 +216,21 @@ def prove_item(engine, device, worker_id: int, item: SynthesizedUnit) -> None:
     p = item.unit.partition
     device.current[worker_id] = ([m.job.job_id for m in members], item.circuit_id)
     pk = item.lease.pk
+    tr = engine.trace
+    lane = prover_lane(device, worker_id)
+    info = unit_info(item.unit, [m.job for m in members])
     t0 = time.perf_counter()
+    pt0 = tr.now()
+    tr.set_active(lane, "prove", info, pt0)
     try:
         if engine.fault_injector is not None:
             engine.fault_injector(item)
-        if device.kind == "cpu":
-            proofs = prove_batch(pk, [(m.w, m.abc) for m in members], device.backend)
-        else:
-            with device.lock:  # TODO(cuda): hold it around the device work only
-                proofs = prove_batch(pk, [(m.w, m.abc) for m in members], device.backend)
+        # on a GPU the lock covers each proof's device work only (see prove_batch)
+        lock = device.lock if device.kind == "cuda" else None
+        proofs = prove_batch(pk, [(m.w, m.abc) for m in members], device.backend, device_lock=lock)
     except Exception as exc:
+        tr.clear_active(lane)
+        tr.span(lane, "prove", info, pt0, tr.now(), ok=False)
         if item.attempt < engine.config.scheduler.prove_retries:
             item.attempt += 1
             for m in members:
@@ -198,11 +248,17 @@ def prove_item(engine, device, worker_id: int, item: SynthesizedUnit) -> None:
         item.release()
         return
     ms = (time.perf_counter() - t0) * 1e3
+    pt1 = tr.now()
+    tr.clear_active(lane)
+    tr.span(lane, "prove", info, pt0, pt1)
+    tr.prover_phases(lane, info, pt0, pt1, [getattr(pr, "timings", None) for pr in proofs])
     device.used(item.circuit_id)
     engine.metrics.batch_size.labels(circuit_id=item.circuit_id).observe(len(members))
-    for m, proof in zip(members, proofs):
-        m.job.add_time(prove_ms=ms)
-        engine.metrics.observe_phase(m.job, "prove", ms / 1e3)
-        if m.job.add_partition(p, proof_bytes.encode(proof)):
-            pass  # completion is reported through the job's on_terminal hook
-    item.release()
+    with tr.stage(lane, "encode", info):
+        for m, proof in zip(members, proofs):
+            m.job.add_time(prove_ms=ms)
+            engine.metrics.observe_phase(m.job, "prove", ms / 1e3)
+            if m.job.add_partition(p, proof_bytes.encode(proof)):
+                pass  # completion is reported through the job's on_terminal hook
+        item.release()
+    tr.sample_memory()

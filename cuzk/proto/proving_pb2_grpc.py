@@ -84,6 +84,11 @@ class ProvingEngineStub:
                 request_serializer=cuzk_dot_v1_dot_proving__pb2.PauseSchedulerRequest.SerializeToString,
                 response_deserializer=cuzk_dot_v1_dot_proving__pb2.PauseSchedulerResponse.FromString,
                 _registered_method=True)
+        self.GetTrace = channel.unary_unary(
+                '/cuzk.v1.ProvingEngine/GetTrace',
+                request_serializer=cuzk_dot_v1_dot_proving__pb2.GetTraceRequest.SerializeToString,
+                response_deserializer=cuzk_dot_v1_dot_proving__pb2.GetTraceResponse.FromString,
+                _registered_method=True)
 
 
 class ProvingEngineServicer:
@@ -159,6 +164,13 @@ class ProvingEngineServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetTrace(self, request, context):
+        """added: the pipeline trace (stage intervals per worker, memory samples, job ends) as JSON lines.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ProvingEngineServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -211,6 +223,11 @@ def add_ProvingEngineServicer_to_server(servicer, server):
                     servicer.PauseScheduler,
                     request_deserializer=cuzk_dot_v1_dot_proving__pb2.PauseSchedulerRequest.FromString,
                     response_serializer=cuzk_dot_v1_dot_proving__pb2.PauseSchedulerResponse.SerializeToString,
+            ),
+            'GetTrace': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTrace,
+                    request_deserializer=cuzk_dot_v1_dot_proving__pb2.GetTraceRequest.FromString,
+                    response_serializer=cuzk_dot_v1_dot_proving__pb2.GetTraceResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -483,6 +500,33 @@ class ProvingEngine:
             '/cuzk.v1.ProvingEngine/PauseScheduler',
             cuzk_dot_v1_dot_proving__pb2.PauseSchedulerRequest.SerializeToString,
             cuzk_dot_v1_dot_proving__pb2.PauseSchedulerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTrace(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cuzk.v1.ProvingEngine/GetTrace',
+            cuzk_dot_v1_dot_proving__pb2.GetTraceRequest.SerializeToString,
+            cuzk_dot_v1_dot_proving__pb2.GetTraceResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -2,6 +2,7 @@
 
     with ProvingClient("unix:/run/cuzk.sock") as c:
         r = c.prove(circuit_id="winning-post-like-tiny", vanilla_proof=data)   # AwaitProofResponse
+    ProvingClient("prover:9820", token=..., tls_ca="ca.pem")   # TCP daemons need a token; TLS optional
 """
 
 from __future__ import annotations
@@ -15,14 +16,53 @@ from . import address as addr
 from .server import channel_options
 
 
+class _Metadata(grpc.UnaryUnaryClientInterceptor):
+    """Adds fixed metadata (the bearer token, the client id) to every call."""
+
+    def __init__(self, pairs: list[tuple[str, str]]):
+        self.pairs = pairs
+
+    def intercept_unary_unary(self, continuation, details, request):
+        md = list(details.metadata or []) + self.pairs
+        details = details._replace(metadata=md) if hasattr(details, "_replace") else _Details(details, md)
+        return continuation(details, request)
+
+
+class _Details(grpc.ClientCallDetails):
+    def __init__(self, d, metadata):
+        self.method, self.timeout, self.credentials = d.method, d.timeout, d.credentials
+        self.wait_for_ready, self.compression, self.metadata = d.wait_for_ready, d.compression, metadata
+
+
+def read_ca(path: str) -> bytes:
+    from cuzk.errors import CuzkError
+
+    try:
+        return open(path, "rb").read()
+    except OSError as exc:
+        raise CuzkError(f"--tls-ca: cannot read {path} ({exc.strerror})") from None
+
+
 class ProvingClient:
-    def __init__(self, address: str, max_message_bytes: int = 128 << 20):
+    def __init__(self, address: str, max_message_bytes: int = 128 << 20, token: str = "", tls_ca: str = "",
+                 client_id: str = ""):
+        """`token`: the daemon's bearer token; `tls_ca`: PEM file of the CA (or self-signed certificate)
+        that signed the daemon's TLS certificate; `client_id`: sent as x-cuzk-client-id (queue limits)."""
         self.address = addr.parse(address)
-        self.channel = grpc.insecure_channel(self.address.target, options=channel_options(max_message_bytes))
+        opts = channel_options(max_message_bytes)
+        if tls_ca:
+            creds = grpc.ssl_channel_credentials(root_certificates=read_ca(tls_ca))
+            channel = grpc.secure_channel(self.address.target, creds, options=opts)
+        else:
+            channel = grpc.insecure_channel(self.address.target, options=opts)
+        pairs = ([("authorization", f"Bearer {token}")] if token else []) + (
+            [("x-cuzk-client-id", client_id)] if client_id else [])
+        self.channel = grpc.intercept_channel(channel, _Metadata(pairs)) if pairs else channel
+        self._raw = channel
         self.stub = pbg.ProvingEngineStub(self.channel)
 
     def wait_ready(self, timeout: float) -> None:
-        grpc.channel_ready_future(self.channel).result(timeout=timeout)
+        grpc.channel_ready_future(self._raw).result(timeout=timeout)
 
     def submit(self, **fields) -> pb.SubmitProofResponse:
         return self.stub.SubmitProof(pb.SubmitProofRequest(**fields))
@@ -53,6 +93,10 @@ class ProvingClient:
 
     def pause(self, pause: bool = True) -> bool:
         return self.stub.PauseScheduler(pb.PauseSchedulerRequest(pause=pause)).paused
+
+    def trace(self, last_seconds: float = 0.0) -> str:
+        """The daemon's pipeline trace as JSON lines (events of the last `last_seconds`; 0 = all kept)."""
+        return self.stub.GetTrace(pb.GetTraceRequest(last_seconds=last_seconds)).jsonl
 
     def close(self) -> None:
         self.channel.close()

@@ -6,7 +6,8 @@ import numpy as np
 
 from cuzk.engine import JobResult, JobState, Priority, ProofKind, ProofRequest
 from cuzk.engine.engine import EngineStatus
-from cuzk.errors import FormatError
+from cuzk.engine.errors import InvalidRequest
+from cuzk.errors import FormatError, ValidationError
 from cuzk.groth16.keys import VerifyingKey
 from cuzk.proto import proving_pb2 as pb
 
@@ -17,10 +18,29 @@ STATUS = {
 }
 
 
+MAX_ID_CHARS = 256  # request_id / circuit_id: journaled, logged and used as job ids
+HASH_FIELDS = ("randomness", "comm_r_old", "comm_r_new", "comm_d_new")  # 32 bytes when given
+
+
+def _check_request(m: pb.SubmitProofRequest) -> None:
+    """Field checks the engine relies on; InvalidRequest (INVALID_ARGUMENT) names the field."""
+    if int(m.proof_kind) not in ProofKind._value2member_map_:
+        raise InvalidRequest(f"proof_kind: unknown value {int(m.proof_kind)}")
+    for name in ("request_id", "circuit_id"):
+        value = getattr(m, name)
+        if len(value) > MAX_ID_CHARS or not value.isprintable():
+            raise InvalidRequest(f"{name}: must be at most {MAX_ID_CHARS} printable characters "
+                                 f"(got {len(value)} characters)")
+    for name in HASH_FIELDS:
+        if len(getattr(m, name)) not in (0, 32):
+            raise InvalidRequest(f"{name}: expected 32 bytes or none, got {len(getattr(m, name))}")
+
+
 def request_from_proto(m: pb.SubmitProofRequest) -> ProofRequest:
+    _check_request(m)
     kind = int(m.proof_kind)
     return ProofRequest(
-        proof_kind=ProofKind(kind) if kind in ProofKind._value2member_map_ else kind,
+        proof_kind=ProofKind(kind),
         circuit_id=m.circuit_id, request_id=m.request_id, priority=int(m.priority),
         vanilla_proof=bytes(m.vanilla_proof), vanilla_proofs=[bytes(v) for v in m.vanilla_proofs],
         sector_size=m.sector_size, registered_proof=m.registered_proof, sector_number=m.sector_number,
@@ -64,7 +84,34 @@ def status_to_proto(s: EngineStatus) -> pb.GetStatusResponse:
         uptime_seconds=int(s.uptime_s), pinned_memory_bytes=s.pinned_bytes, pinned_memory_limit_bytes=s.pinned_limit,
         memory_used_bytes=s.memory_used, memory_limit_bytes=s.memory_limit, memory_peak_bytes=s.memory_peak,
         paused=s.paused, draining=s.draining, rss_bytes=s.rss_bytes, peak_rss_bytes=s.peak_rss_bytes,
+        workers=[_worker(w, s.now) for w in s.workers],
+        jobs_in_flight=[pb.JobInFlight(job_id=j["job_id"], circuit_id=j["circuit_id"], proof_kind=j["proof_kind"],
+                                       priority=j["priority"], state=j["state"], stage=j["stage"],
+                                       elapsed_seconds=j["elapsed_s"], partitions_done=j["partitions_done"],
+                                       num_partitions=j["num_partitions"]) for j in s.jobs],
+        throughput=[pb.Throughput(window_seconds=w, completed=c, failed=f) for w, c, f in s.throughput],
+        nodes=[_node(n) for n in getattr(s, "nodes", ())], front_pending=getattr(s, "pending", 0),
     )
+
+
+def _node(n) -> pb.NodeStatus:
+    """One node of a cluster front's status (cuzk.cluster.status.NodeStatus)."""
+    m = pb.NodeStatus(name=n.name, address=n.address, state=n.state, capacity=n.capacity, assigned=n.assigned,
+                      error=n.error)
+    if n.engine is not None:
+        e = status_to_proto(n.engine)
+        m.gpus.extend(e.gpus)
+        m.loaded_srs.extend(e.loaded_srs)
+        m.queues.extend(e.queues)
+        m.total_proofs_completed, m.total_proofs_failed = e.total_proofs_completed, e.total_proofs_failed
+        m.memory_used_bytes, m.memory_limit_bytes = e.memory_used_bytes, e.memory_limit_bytes
+    return m
+
+
+def _worker(w: dict, now: float) -> pb.WorkerActivity:
+    return pb.WorkerActivity(lane=w["lane"], kind=w["kind"], device=w["device"], stage=w["stage"],
+                             busy_seconds=max(0.0, now - w["since"]) if w["stage"] else 0.0,
+                             job_ids=w["jobs"], circuit_id=w["circuit"], partition=w["partition"])
 
 
 # ---- verifying keys ----------------------------------------------------------------------
@@ -83,10 +130,11 @@ def _point_bytes(group, pt: np.ndarray) -> bytes:
 
 
 def _point_from(group, data: bytes, what: str) -> np.ndarray:
+    """One vk point as the daemon sends it, validated (canonical, on the curve, in the subgroup)."""
     if group.curve == "bls12_381":
         from cuzk.curve.encoding import decode_points
 
-        return decode_points(group, data, compressed=False, what=what)[0]
+        return decode_points(group, data, compressed=False, count=1, what=f"verifying key {what}")[0]
     fq = group.field if group.name == "g1" else group.field.base
     k = 2 if group.name == "g1" else 4
     if len(data) != 32 * k:
@@ -97,7 +145,10 @@ def _point_from(group, data: bytes, what: str) -> np.ndarray:
     m = fq.from_ints(vals)
     if group.name == "g2":
         m = m[[1, 0, 3, 2]]
-    return m.reshape((2,) + group.coord)
+    pt = m.reshape((2,) + group.coord)
+    if not (group.is_on_curve(pt[None])[0] and group.is_in_subgroup(pt[None])[0]):
+        raise ValidationError(f"verifying key {what}: not a point of the prime-order {group.name.upper()} subgroup")
+    return pt
 
 
 def vk_to_proto(spec, vk: VerifyingKey) -> pb.GetVerifyingKeyResponse:
@@ -111,8 +162,12 @@ def vk_to_proto(spec, vk: VerifyingKey) -> pb.GetVerifyingKeyResponse:
 
 
 def vk_from_proto(m: pb.GetVerifyingKeyResponse) -> VerifyingKey:
-    from cuzk.curve import get_curve
+    from cuzk.curve import CURVES, get_curve
 
+    if m.curve not in CURVES:
+        raise FormatError(f"verifying key curve: unknown curve {m.curve[:40]!r} (expected one of {', '.join(CURVES)})")
+    if not m.ic:
+        raise FormatError("verifying key ic: empty (it needs at least the point for ONE)")
     c = get_curve(m.curve)
     return VerifyingKey(
         curve=c, alpha_g1=_point_from(c.g1, m.alpha_g1, "alpha_g1"), beta_g1=None,

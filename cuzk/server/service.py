@@ -3,7 +3,8 @@
 Engine errors map to status codes: bad requests INVALID_ARGUMENT, unknown
 jobs NOT_FOUND, a reused request_id with other content ALREADY_EXISTS,
 shutting down UNAVAILABLE, parameters in use FAILED_PRECONDITION, a request
-larger than the memory budget RESOURCE_EXHAUSTED. Bad proof inputs are not
+larger than the memory budget or beyond a queue limit RESOURCE_EXHAUSTED,
+a journal that cannot be written UNAVAILABLE (the job is not accepted). Bad proof inputs are not
 RPC errors: the job is accepted and ends FAILED with a message, as in cuzk.
 Anything unexpected is logged with its traceback and returned as INTERNAL
 with a one-line message; the daemon keeps serving.
@@ -20,7 +21,8 @@ import grpc
 
 from cuzk.engine import Engine, ProofKind, ProofRequest
 from cuzk.engine.errors import (BudgetTooSmall, DuplicateRequestConflict, InvalidRequest, JobNotFound,
-                                ParamsInUse, ShuttingDown)
+                                ParamsInUse, QueueFull, ShuttingDown)
+from cuzk.engine.journal import JournalError
 from cuzk.errors import CuzkError
 from cuzk.proto import proving_pb2 as pb
 from cuzk.proto import proving_pb2_grpc as pbg
@@ -35,10 +37,27 @@ CODES = [
     (ShuttingDown, grpc.StatusCode.UNAVAILABLE),
     (ParamsInUse, grpc.StatusCode.FAILED_PRECONDITION),
     (BudgetTooSmall, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (QueueFull, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (JournalError, grpc.StatusCode.UNAVAILABLE),
     (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),
     (CuzkError, grpc.StatusCode.FAILED_PRECONDITION),
     (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
 ]
+CLIENT_ID_KEY = "x-cuzk-client-id"
+
+
+def client_identity(context) -> str:
+    """Who a caller is for limits.max_queued_per_client: its x-cuzk-client-id metadata if sent,
+    else its peer address without the port (all unix-socket callers are "unix")."""
+    for key, value in context.invocation_metadata() or ():
+        if key == CLIENT_ID_KEY and value:
+            return f"id:{value}"
+    peer = context.peer() or ""
+    if peer.startswith("unix"):
+        return "unix"
+    return peer.rpartition(":")[0] or peer
+
+
 AWAIT_SLICE_S = 0.5  # how often a waiting AwaitProof checks that its client is still there
 
 
@@ -63,7 +82,7 @@ class ProvingEngineService(pbg.ProvingEngineServicer):
 
     @rpc
     def SubmitProof(self, request, context):
-        r = self.engine.submit(convert.request_from_proto(request))
+        r = self.engine.submit(convert.request_from_proto(request), client=client_identity(context))
         return pb.SubmitProofResponse(job_id=r.job_id, queue_position=r.queue_position, duplicate=r.duplicate,
                                       circuit_id=r.circuit_id)
 
@@ -73,7 +92,7 @@ class ProvingEngineService(pbg.ProvingEngineServicer):
 
     @rpc
     def Prove(self, request, context):
-        r = self.engine.submit(convert.request_from_proto(request.submit))
+        r = self.engine.submit(convert.request_from_proto(request.submit), client=client_identity(context))
         return pb.ProveResponse(result=self._await(r.job_id, request.timeout_ms, context))
 
     def _await(self, job_id: str, timeout_ms: int, context):
@@ -124,6 +143,13 @@ class ProvingEngineService(pbg.ProvingEngineServicer):
     def PauseScheduler(self, request, context):
         self.engine.pause(request.pause)
         return pb.PauseSchedulerResponse(paused=self.engine.scheduler.paused)
+
+    @rpc
+    def GetTrace(self, request, context):
+        if request.last_seconds < 0:
+            raise InvalidRequest("last_seconds must not be negative")
+        text = self.engine.trace.jsonl(request.last_seconds)
+        return pb.GetTraceResponse(jsonl=text, events=text.count("\n") - 1, dropped=self.engine.trace.dropped())
 
     @staticmethod
     def _circuit(circuit_id: str) -> str:

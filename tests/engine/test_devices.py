@@ -1,0 +1,111 @@
+"""Several proving devices: affinity to the device holding a circuit's parameters,
+per-device status. The GPUs of
+a multi-GPU machine are modelled by CPU-backend devices with distinct ordinals
+(the scheduling code is the same; the two-GPU run itself is in BENCHMARKS.md when
+a two-GPU machine was available)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from engine_helpers import job, plain_spec
+from test_engine import TIMEOUT, check, req
+
+from cuzk.backend import get_backend
+from cuzk.engine import Engine, EngineConfig
+from cuzk.engine.devices import Device
+from cuzk.engine.prover_queue import Member, ProverQueue, SynthesizedUnit
+from cuzk.engine.batch_collector import Batch
+from cuzk.engine.scheduler import WorkUnit
+
+
+class _Nothing:
+    def release(self):
+        pass
+
+
+def _unit(spec):
+    j = job(spec)
+    unit = WorkUnit(Batch(spec.circuit_id, [j], time.monotonic()), 0, [j])
+    return SynthesizedUnit(unit, [Member(j, None, (), [])], _Nothing(), _Nothing())
+
+
+def _device(ordinal: int) -> Device:
+    return Device(ordinal, f"model gpu {ordinal}", "cpu", get_backend("cpu"), workers=1, kernel_threads=1)
+
+
+def _wait_idle(q: ProverQueue, device, n: int = 1) -> None:
+    deadline = time.monotonic() + 10
+    while q._idle.get(device, 0) < n:
+        assert time.monotonic() < deadline, "worker never started waiting"
+        time.sleep(0.005)
+
+
+def test_an_idle_device_holding_the_parameters_gets_the_job():
+    x, y = plain_spec("x"), plain_spec("y")
+    holder, other = _device(0), _device(1)
+    holder.used("x")
+    q = ProverQueue(8)
+    got = {}
+
+    def worker(dev, key):
+        got[key] = q.take(dev)
+
+    t_holder = threading.Thread(target=worker, args=(holder, "holder"))
+    t_holder.start()
+    _wait_idle(q, holder)
+    t_other = threading.Thread(target=worker, args=(other, "other"))
+    t_other.start()
+    _wait_idle(q, other)
+    q.put(_unit(x))  # both idle: only the holder may take it
+    t_holder.join(10)
+    assert got["holder"].circuit_id == "x"
+    assert t_other.is_alive()  # the other device left it alone and still waits
+    q.put(_unit(y))  # nobody holds y: the waiting device takes it
+    t_other.join(10)
+    assert got["other"].circuit_id == "y"
+
+
+def test_a_busy_holder_does_not_hold_back_work():
+    holder, other = _device(0), _device(1)
+    holder.used("x")  # holder is busy (not waiting in take)
+    q = ProverQueue(8)
+    q.put(_unit(plain_spec("x")))
+    assert q.take(other).circuit_id == "x"
+
+
+def test_engine_with_two_devices_proves_on_both_and_reports_each(state_dir, vanilla):
+    cfg = EngineConfig()
+    cfg.daemon.state_dir = str(state_dir)
+    cfg.circuits.presets = ["tiny"]
+    cfg.gpus.backend = "cpu"
+    devices = [_device(0), _device(1)]
+    engine = Engine(cfg, devices=devices).start()
+    try:
+        ids = [engine.submit(req(vanilla())).job_id for _ in range(6)]
+        for i in ids:
+            check(engine, engine.await_job(i, TIMEOUT))
+        st = engine.status()
+        assert [d.ordinal for d in st.devices] == [0, 1]
+        assert all(d.holds("winning-post-like-tiny") for d in devices)  # both proved, both hold it now
+    finally:
+        engine.shutdown(drain=False)
+
+
+def test_compare_gpus_needs_two_gpus_and_says_so():
+    import subprocess
+    import sys
+
+    import pytest
+
+    from cuzk.cli.bench_compare import gpu_count
+
+    if gpu_count() >= 2:
+        pytest.skip("two GPUs present: the comparison itself runs (scripts/gpu_check.sh), not its refusal")
+    r = subprocess.run([sys.executable, "-m", "cuzk", "bench", "batch", "--compare-gpus", "--kind",
+                        "winning-post-like", "--preset", "tiny", "--count", "2"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 2
+    assert f"needs at least two GPUs; this machine has {gpu_count()}" in r.stderr
+    assert "Traceback" not in r.stderr
