@@ -111,3 +111,21 @@ def test_groth16_quotient_matches_cpu(cuda, curve_name):
                dict(shift=fr.params.root_of_unity_of_order(13), scale=None, to_coefficients=False, count=n)):
         got = cuda.quotient(curve, a, b, c, n, **kw)
         assert (got.get() == cpu.quotient(curve, a, b, c, n, **kw)).all()
+
+
+def test_pinned_uploads_and_hot_tier_copies(cuda):
+    """pin_host (the SRS hot tier) and the pinned witness path give the same device data."""
+    import cupy as cp
+
+    from cuzk.backend.cuda import CudaBackend
+
+    a = np.random.default_rng(3).integers(0, 2**63, (1 << 18, 4), dtype=np.uint64)
+    pinned = cuda.pin_host(a)
+    assert np.array_equal(pinned, a) and pinned.ctypes.data != a.ctypes.data
+    assert np.array_equal(cp.asnumpy(cp.asarray(pinned)), a)
+    be = CudaBackend(transfer="pinned")
+    assert np.array_equal(cp.asnumpy(be.witness(a)), a)  # staged through the pool
+    held = be.uploader.host_array(a.shape)
+    held[:] = a
+    assert be.uploader.pool.owns(held)
+    assert np.array_equal(cp.asnumpy(be.witness(held)), a)  # already pinned: no staging copy

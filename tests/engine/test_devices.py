@@ -109,3 +109,25 @@ def test_compare_gpus_needs_two_gpus_and_says_so():
     assert r.returncode == 2
     assert f"needs at least two GPUs; this machine has {gpu_count()}" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_hot_tier_holds_what_the_pin_hook_returns(make_engine, vanilla):
+    """With a GPU the engine passes CudaBackend.pin_host as the SRS manager's hook (tested on the
+    device in tests/backend); here a copying hook shows every decoded vector goes through it
+    and proofs made from the hot tier verify."""
+    engine = make_engine()
+    pinned = []
+
+    def pin(arr):
+        out = arr.copy()
+        pinned.append(out)
+        return out
+
+    engine.srs.pin = pin
+    engine.preload("winning-post-like-tiny")
+    with engine.srs.lease("winning-post-like-tiny") as lease:
+        pk = lease._entry.pk
+        cached = [pk._cache[name] for name in pk.vectors]
+    assert len(pinned) == len(cached) == 5
+    assert all(any(c is p for p in pinned) for c in cached)
+    check(engine, engine.prove(req(vanilla()), TIMEOUT))
