@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from cuzk.errors import BackendUnavailable
-
 
 def _sizes(text: str) -> list[int]:
     try:
@@ -17,6 +15,16 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return n
+
+
 def register_prove(bsub) -> None:
     p = bsub.add_parser(
         "prove", help="Groth16 proofs of a stamped SHA-256 workload, per-phase timings",
@@ -25,7 +33,7 @@ def register_prove(bsub) -> None:
         "wall time and every phase (CUDA-event timings on the GPU) after one warm-up proof.")
     p.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"], help="compute backend (default auto)")
     p.add_argument("--sizes", type=_sizes, default=[16], metavar="K,K,...", help="log2 constraint counts (default 16)")
-    p.add_argument("--repeat", type=int, default=5, help="timed proofs per case (median reported; default 5)")
+    p.add_argument("--repeat", type=_positive, default=5, help="timed proofs per case (median reported; default 5)")
     p.add_argument("--transfer", action="append", choices=["pageable", "pinned"],
                    help="host-to-device transfer mode(s) to compare (GPU only; default pageable)")
     p.add_argument("--verify-up-to", type=int, default=20, metavar="K",
@@ -38,12 +46,7 @@ def _run(args) -> int:
     from cuzk.backend import get_backend
     from cuzk.bench import prove
 
-    if args.repeat < 1:
-        raise SystemExit("cuzk bench prove: --repeat must be at least 1")
-    try:
-        name = get_backend(args.backend).name
-    except BackendUnavailable as exc:
-        raise SystemExit(f"cuzk bench prove: {exc}") from None
+    name = get_backend(args.backend).name  # BackendUnavailable: one line, exit 2 (cli.main)
     transfers = tuple(args.transfer or ["pageable"]) if name == "cuda" else ("pageable",)
     prove.run(name, sizes=args.sizes, repeat=args.repeat, transfers=transfers, verify_up_to=args.verify_up_to,
               json_path=args.json)
