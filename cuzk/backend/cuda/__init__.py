@@ -9,6 +9,8 @@ on the device, which is how benchmarks time kernels without transfers.
 
 from __future__ import annotations
 
+import threading
+
 import cupy as cp
 import numpy as np
 
@@ -31,7 +33,7 @@ class CudaBackend(Backend):
         self.device_id = device
         self.device = cp.cuda.Device(device)
         self.resident = _msm.ResidentBases()
-        self.timer: EventTimer | None = None
+        self._local = threading.local()  # each prover worker thread times its own proof
         self.uploader = Uploader(transfer)
         self._circuits: dict[int, tuple] = {}
 
@@ -84,10 +86,14 @@ class CudaBackend(Backend):
         with self.device:
             return values[self.resident.get(idx)]
 
+    @property
+    def timer(self) -> EventTimer | None:
+        return getattr(self._local, "timer", None)
+
     def phase_timer(self) -> EventTimer:
         with self.device:
-            self.timer = EventTimer()
-        return self.timer
+            self._local.timer = EventTimer()
+        return self._local.timer
 
     def _phase(self, label: str):
         return self.timer.phase(label) if self.timer is not None else _msm._no_phase(label)
