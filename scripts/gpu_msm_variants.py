@@ -1,6 +1,7 @@
-"""MSM tuning on the device: accumulate-stage and total times of kernel
-variants (compile options) x window widths x block sizes, each checked
-against the default build's result. Prints one line per case and writes JSON.
+"""MSM tuning on the device: stage times (sort, accumulate, reduce) of the
+pippenger over window widths x block sizes, each result checked against the
+first case's. Prints one line per case and writes JSON. To compare a kernel
+change, add its compile options (-D...) to VARIANTS.
 
     python scripts/gpu_msm_variants.py [--quick] OUT.json [log_n ...]
 """
@@ -17,8 +18,8 @@ from cuzk.backend.cuda.events import EventTimer
 from cuzk.backend.cuda.module import arch_option, source
 from cuzk.curve import get_curve
 
-VARIANTS = {"inline-madd": (), "call-madd": ("-DCUZK_MADD_CALL",)}
-QUICK = {"inline-madd": ()}  # --quick: the default build only, c = 16, 256 threads
+VARIANTS = {"default": ()}  # name -> extra NVRTC options
+QUICK = {"default": ()}  # --quick: c = 16 and 256 threads only
 
 
 def module(curve, defines):

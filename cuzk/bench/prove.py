@@ -28,22 +28,12 @@ CURVE = "bls12_381"
 
 
 def stamped_sha256(log_rows: int):
-    """(compiled circuit, witness) with close to 2^log_rows constraint rows."""
-    from cuzk.gadgets.sha256.stamped import compression_template, compression_witness, interface_bits
-    from cuzk.r1cs import RecordingCS, WitnessCS
+    """(compiled circuit, witness, compressions) with close to 2^log_rows constraint rows
+    (the same stamped SHA-256 case `cuzk bench synth` times)."""
+    from .synth import sha256_case
 
-    g = compression_template(CURVE)
-    count = max(1, ((1 << log_rows) - 1 - 768) // g.num_constraints)
-    rng = np.random.default_rng(log_rows)
-    state = rng.integers(0, 2**32, (count, 8), dtype=np.uint32)
-    block = rng.integers(0, 2**32, (count, 16), dtype=np.uint32)
-    rec = RecordingCS(CURVE)
-    g.stamp(rec, rec.alloc_many(count * 768).reshape(count, 768))
-    cc = rec.compile()
-    cs = WitnessCS(CURVE)
-    iface = cs.alloc_many(count * 768, interface_bits(state, block).ravel()).reshape(count, 768)
-    g.stamp(cs, iface, compression_witness(CURVE, state, block))
-    return cc, cs.witness(), count
+    name, record, witness = sha256_case(log_rows)
+    return record().compile(), witness(), int(name.rsplit("x", 1)[1])
 
 
 def random_key(cc, seed: int = 5):

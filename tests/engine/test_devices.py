@@ -35,9 +35,10 @@ def _device(ordinal: int) -> Device:
     return Device(ordinal, f"model gpu {ordinal}", "cpu", get_backend("cpu"), workers=1, kernel_threads=1)
 
 
-def _wait_idle(q: ProverQueue, device, n: int = 1) -> None:
-    deadline = time.monotonic() + 10
-    while q._idle.get(device, 0) < n:
+def _wait_idle(q: ProverQueue, device) -> None:
+    """Until the device's worker waits in take (the bound only keeps a broken queue from hanging CI)."""
+    deadline = time.monotonic() + TIMEOUT
+    while q._idle.get(device, 0) == 0:
         assert time.monotonic() < deadline, "worker never started waiting"
         time.sleep(0.005)
 
@@ -59,11 +60,11 @@ def test_an_idle_device_holding_the_parameters_gets_the_job():
     t_other.start()
     _wait_idle(q, other)
     q.put(_unit(x))  # both idle: only the holder may take it
-    t_holder.join(10)
+    t_holder.join(TIMEOUT)
     assert got["holder"].circuit_id == "x"
     assert t_other.is_alive()  # the other device left it alone and still waits
     q.put(_unit(y))  # nobody holds y: the waiting device takes it
-    t_other.join(10)
+    t_other.join(TIMEOUT)
     assert got["other"].circuit_id == "y"
 
 

@@ -81,13 +81,6 @@ extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32* cu
     sorted[pos] = i | (k & 0x80000000u);
 }
 
-// The tuning script compiles a variant with the out-of-line addition (-DCUZK_MADD_CALL).
-#ifdef CUZK_MADD_CALL
-#define MSM_MADD xyzz_add_affine
-#else
-#define MSM_MADD xyzz_add_affine_inline
-#endif
-
 #define MSM_KERNELS(G, F)                                                                                      \
     extern "C" __global__ void G##_msm_accumulate(const u32* bases, const u32* sorted, const u32* offsets,      \
                                                   u32 nbuckets, u32* buckets) {                                \
@@ -102,7 +95,7 @@ extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32* cu
             const u32 e = sorted[j];                                                                           \
             Affine<F> q = load_affine<F>(bases, e & 0x7fffffffu);                                             \
             if (e & 0x80000000u) q.y = fp_neg(q.y);                                                            \
-            acc = MSM_MADD(acc, q);                                                                            \
+            acc = xyzz_add_affine_inline(acc, q);                                                                      \
         }                                                                                                      \
         store_xyzz(buckets, b, acc);                                                                           \
     }                                                                                                          \
@@ -150,7 +143,7 @@ extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32* cu
         const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;                                             \
         const u64 stride = (u64)gridDim.x * blockDim.x;                                                       \
         XYZZ<F> acc = XYZZ<F>::zero();                                                                         \
-        for (u64 j = t; j < count; j += stride) acc = MSM_MADD(acc, load_affine<F>(bases, idx[j]));         \
+        for (u64 j = t; j < count; j += stride) acc = xyzz_add_affine_inline(acc, load_affine<F>(bases, idx[j]));     \
         store_xyzz(out, t, acc);                                                                               \
     }
 
