@@ -1,9 +1,11 @@
 """MSM tuning on the device: stage times (sort, accumulate, reduce) of the
 pippenger over window widths x block sizes, each result checked against the
 first case's. Prints one line per case and writes JSON. To compare a kernel
-change, add its compile options (-D...) to VARIANTS.
+change, add its compile options (-D...) to VARIANTS. `--tables 18,20` also
+times the MSM through window tables of those widths (0: the default width),
+with each table's build time.
 
-    python scripts/gpu_msm_variants.py [--quick] OUT.json [log_n ...]
+    python scripts/gpu_msm_variants.py [--quick] [--tables C,...] OUT.json [log_n ...]
 """
 
 import json
@@ -33,6 +35,11 @@ def module(curve, defines):
 def main():
     quick = "--quick" in sys.argv
     args = [a for a in sys.argv[1:] if a != "--quick"]
+    table_cs = []
+    if "--tables" in args:
+        k = args.index("--tables")
+        table_cs = [int(x) for x in args[k + 1].split(",")]
+        del args[k:k + 2]
     out_path = args[0]
     logs = [int(x) for x in args[1:]] or [22, 24]
     curve = get_curve("bls12_381")
@@ -66,6 +73,28 @@ def main():
                     print(f"2^{log_n} {name:12s} c={c} threads={threads}: total {med['total']:.1f} ms  "
                           + "  ".join(f"{k.split('/')[-1]} {v:.1f}" for k, v in med.items() if k != "total")
                           + ("" if ok else "  RESULT DIFFERS"), flush=True)
+        for tc in table_cs:
+            tc = tc or M.table_window(n)
+            table = M.build_table(curve, "g1", bases, tc)
+            times = []
+            for rep in range(4):
+                timer = EventTimer()
+                with timer.phase("total"):
+                    pt = M.pippenger(curve, "g1", bases, sc, n, kern=lambda _c, k: M.fn(curve.name, k), timer=timer,
+                                     table=table)
+                times.append(timer.results())
+            res = M._combine(curve, "g1", [M._xyzz_to_host(curve, "g1", pt, 1)])
+            ok = ref is None or bool(np.array_equal(res, ref))
+            med = {k: float(np.median([t[k] for t in times[1:]])) for k in times[0]}
+            row = {"log_n": log_n, "variant": "table", "c": tc, "nwin": table.nwin, "table_gib": table.nbytes / 2**30,
+                   "build_ms": table.build_ms, "same_result": ok, **med}
+            rows.append(row)
+            print(f"2^{log_n} table c={tc} ({table.nwin} windows, {table.nbytes / 2**30:.1f} GiB, built in "
+                  f"{table.build_ms:.0f} ms): total {med['total']:.1f} ms  "
+                  + "  ".join(f"{k.split('/')[-1]} {v:.1f}" for k, v in med.items() if k != "total")
+                  + ("" if ok else "  RESULT DIFFERS"), flush=True)
+            del table, pt
+            cp.get_default_memory_pool().free_all_blocks()
         del bases, sc
         cp.get_default_memory_pool().free_all_blocks()
     with open(out_path, "w") as f:

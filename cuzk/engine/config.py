@@ -78,6 +78,7 @@ class GpusConfig:
     devices: list = field(default_factory=list)
     gpu_workers_per_device: int = 2
     gpu_threads: int = 0
+    msm_table_fraction: float = 0.6
 
 
 @dataclass
@@ -216,6 +217,7 @@ class EngineConfig:
             ("synthesis.lookahead", self.synthesis.lookahead >= 0),
             ("gpus.gpu_workers_per_device", self.gpus.gpu_workers_per_device >= 1),
             ("gpus.gpu_threads", self.gpus.gpu_threads >= 0),
+            ("gpus.msm_table_fraction", 0 <= self.gpus.msm_table_fraction <= 0.9),
             ("daemon.rpc_threads", self.daemon.rpc_threads >= 1),
             ("daemon.max_finished_jobs", self.daemon.max_finished_jobs >= 0),
             ("limits.max_queued_per_client", self.limits.max_queued_per_client >= 0),
@@ -313,6 +315,10 @@ def _coerce(value, default, name: str):
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{name}: expected an integer, got {value!r}")
         return value
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{name}: expected a number, got {value!r}")
+        return float(value)
     if isinstance(default, dict):
         if not isinstance(value, dict):
             raise ConfigError(f"{name}: expected a table such as {{ normal = 100 }}, got {value!r}")
@@ -404,6 +410,9 @@ devices = []
 gpu_workers_per_device = 2
 # Kernel threads of the CPU prover (0 = all cores).
 gpu_threads = 0
+# Share of each GPU's memory that MSM window tables may hold (2^(c w) multiples of
+# the bases, built once per parameter set; 13x the bases at 2^24). 0 turns them off.
+msm_table_fraction = 0.6
 
 [scheduler]
 # Jobs of a batchable circuit proven together (1 = no batching).

@@ -146,7 +146,8 @@ class Engine:
         self.store = store or InMemoryJobStore(config.job_retention_s(), config.daemon.max_finished_jobs)
         self.budget = MemoryBudget(config.total_budget_bytes())
         self.devices = devices if devices is not None else discover(
-            config.gpus.backend, config.gpus.devices, config.gpus.gpu_workers_per_device, config.gpus.gpu_threads)
+            config.gpus.backend, config.gpus.devices, config.gpus.gpu_workers_per_device, config.gpus.gpu_threads,
+            config.gpus.msm_table_fraction)
         # with a GPU the hot tier is page-locked, so every GPU uploads bases at the pinned rate
         pin = next((d.backend.pin_host for d in self.devices if d.kind == "cuda"), None)
         self.srs = SrsManager(self.budget, config.pinned_budget_bytes(), config.eviction_min_idle_s(), pin=pin)

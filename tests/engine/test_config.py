@@ -23,6 +23,8 @@ eviction_min_idle = "30s"
 [scheduler]
 max_batch_size = 4
 max_batch_wait_ms = 250
+[gpus]
+msm_table_fraction = 0
 [srs]
 pinned_budget = "512MiB"
 """ % tmp_path)
@@ -31,6 +33,7 @@ pinned_budget = "512MiB"
     assert c.total_budget_bytes() == 2 << 30 and c.pinned_budget_bytes() == 512 << 20
     assert c.eviction_min_idle_s() == 30.0 and c.scheduler.max_batch_size == 4
     assert c.param_dir() == tmp_path / "params"
+    assert c.gpus.msm_table_fraction == 0.0 and isinstance(c.gpus.msm_table_fraction, float)
 
 
 def test_default_listen_is_a_unix_socket_in_the_state_dir(tmp_path):
@@ -52,6 +55,8 @@ def test_unknown_and_deprecated_keys_warn():
     ("[synthesis]\npipelined = 1\n", "synthesis.pipelined: expected true or false"),
     ("[daemon]\nshutdown_timeout = \"soon\"\n", "daemon.shutdown_timeout"),
     ("[gpus]\nbackend = \"opencl\"\n", "gpus.backend"),
+    ("[gpus]\nmsm_table_fraction = 1.5\n", "gpus.msm_table_fraction: value out of range"),
+    ("[gpus]\nmsm_table_fraction = \"half\"\n", "gpus.msm_table_fraction: expected a number"),
     ("[circuits]\ncircom = [{zkey = \"x\"}]\n", "circuits.circom[0]"),
     ("[daemon\n", "not valid TOML"),
 ])

@@ -19,6 +19,7 @@ from . import msm as _msm
 from . import ntt as _ntt
 from .events import EventTimer
 from .module import fn
+from ..window_tables import TableCache
 from .transfer import Uploader
 
 
@@ -29,10 +30,13 @@ def to_device(a) -> cp.ndarray:
 class CudaBackend(Backend):
     name = "cuda"
 
-    def __init__(self, device: int = 0, transfer: str = "pageable"):
+    def __init__(self, device: int = 0, transfer: str = "pageable", table_fraction: float = 0.6):
+        """`table_fraction`: the share of the device's memory that MSM window
+        tables may hold (0 turns them off)."""
         self.device_id = device
         self.device = cp.cuda.Device(device)
-        self.resident = _msm.ResidentBases()
+        self.tables = TableCache(int(table_fraction * self.device.mem_info[1]))
+        self.resident = _msm.ResidentBases(on_evict=lambda d: self.tables.drop(d.data.ptr))
         self._local = threading.local()  # each prover worker thread times its own proof
         self.uploader = Uploader(transfer)
         self._circuits: dict[int, tuple] = {}
@@ -156,7 +160,23 @@ class CudaBackend(Backend):
                 d_bases = self.resident.get(bases)
             with self._phase("h2d_scalars"):
                 d_scalars = to_device(scalars)
-            return _msm.msm(as_curve(curve), group, d_bases, d_scalars, timer=self.timer)
+            return _msm.msm(as_curve(curve), group, d_bases, d_scalars, timer=self.timer,
+                            table=lambda: self.window_table(curve, group, d_bases))
+
+    def window_table(self, curve, group, bases):
+        """The MSM window table over `bases` (built on first use when the
+        budget allows, then kept), or None."""
+        curve = as_curve(curve)
+        with self.device:
+            d_bases = self.resident.get(bases)
+            flat = _msm._bases_view(curve, group, d_bases)
+            n = int(flat.shape[0])
+            if n < _msm.TABLE_MIN_N:
+                return None
+            c = _msm.table_window(n)
+            nbytes, scratch = _msm.table_bytes(curve, group, n, c)
+            return self.tables.get(d_bases.data.ptr, nbytes, lambda: _msm.build_table(curve, group, flat, c),
+                                   holder=d_bases, scratch=scratch)
 
     def batch_add(self, curve, group, bases, mask):
         with self.device:

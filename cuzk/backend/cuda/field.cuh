@@ -174,6 +174,21 @@ __device__ __forceinline__ Fp<P> fp_pow_u64(const Fp<P>& a, u64 e) {
     return r;
 }
 
+// a^(p-2) = 1/a (0 for a = 0): once per thread in the MSM table build, so a
+// plain square-and-multiply over the modulus limbs is enough
+template <class P>
+__device__ __noinline__ Fp<P> fp_inv(const Fp<P>& a) {
+    Fp<P> r = Fp<P>::one();
+    for (int i = P::N - 1; i >= 0; i--) {
+        const u32 e = P::p(i) - (i == 0 ? 2u : 0u);
+        for (int b = 31; b >= 0; b--) {
+            r = fp_sqr(r);
+            if ((e >> b) & 1) r = fp_mul(r, a);
+        }
+    }
+    return r;
+}
+
 // ---- Fq2 = Fq[u]/(u^2 + 1) -------------------------------------------------
 template <class P>
 struct Fp2 {
@@ -200,4 +215,11 @@ template <class P>
 __device__ __noinline__ Fp2<P> fp_sqr(const Fp2<P>& a) {
     Fp<P> m = fp_mul(a.c0, a.c1);
     return {fp_mul(fp_add(a.c0, a.c1), fp_sub(a.c0, a.c1)), fp_dbl(m)};
+}
+
+// (c0 - c1 u) / (c0^2 + c1^2), since u^2 = -1
+template <class P>
+__device__ __noinline__ Fp2<P> fp_inv(const Fp2<P>& a) {
+    Fp<P> t = fp_inv(fp_add(fp_sqr(a.c0), fp_sqr(a.c1)));
+    return {fp_mul(a.c0, t), fp_neg(fp_mul(a.c1, t))};
 }

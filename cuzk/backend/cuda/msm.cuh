@@ -35,8 +35,13 @@ extern "C" __global__ void msm_classify(const u32* scalars, u64 n, u32* ones, u3
 
 // Signed digits of each scalar (canonical, 8 x u32 limbs): for point i and
 // window w, key = w * 2^(c-1) + |d| - 1 (or SKIP_KEY when d = 0); counts[key]++.
-// Scalars equal to 1 are skipped (msm_classify gave them to batch addition).
-extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin, u32* keys, u32* counts) {
+// With a window table (`merged`), window w's digit multiplies table point
+// w * n + i = 2^(c w) P_i, so all windows share one set of 2^(c-1) buckets:
+// key = |d| - 1. A carry out of the top window (a scalar too wide for nwin
+// windows) sets *err. Scalars equal to 1 are skipped (msm_classify gave them
+// to batch addition).
+extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin, u32 merged, u32* keys,
+                                      u32* counts, u32* err) {
     const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     u32 s[9];
@@ -50,7 +55,7 @@ extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin
     for (u32 w = 0; w < nwin; w++) {
         const u32 bit = w * c;
         const u32 limb = bit >> 5, sh = bit & 31;
-        u64 two = ((u64)s[limb + 1 < 9 ? limb + 1 : 8] << 32) | s[limb];
+        const u64 two = limb < 8 ? ((u64)s[limb + 1] << 32) | s[limb] : 0;
         u32 d = (u32)((two >> sh) & mask) + carry;
         u32 key = SKIP_KEY;
         u32 neg = 0;
@@ -62,42 +67,86 @@ extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin
             carry = 0;
         }
         if (d) {
-            key = w * half + d - 1;
+            key = (merged ? 0 : w * half) + d - 1;
             atomicAdd(&counts[key], 1u);
         }
-        keys[(u64)w * n + i] = key == SKIP_KEY ? SKIP_KEY : (key | (neg << 31)) ;
+        keys[(u64)w * n + i] = key == SKIP_KEY ? SKIP_KEY : (key | (neg << 31));
     }
+    if (carry) atomicOr(err, 1u);
 }
 
-// Place each (window, point) into its bucket's run: sorted[pos] = i | neg << 31.
-extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32* cursor, u32* sorted) {
+// Place each (window, point) into its bucket's run: sorted[pos] = the point's
+// index (i, or w * n + i in a window table) | neg << 31.
+extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32 merged, u32* cursor, u32* sorted) {
     const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= n * nwin) return;
     const u32 k = keys[t];
     if (k == SKIP_KEY) return;
     const u32 key = k & 0x7fffffffu;
     const u32 pos = atomicAdd(&cursor[key], 1u);
-    const u32 i = (u32)(t % n);
+    const u32 i = (u32)(merged ? t : t % n);
     sorted[pos] = i | (k & 0x80000000u);
 }
 
 #define MSM_KERNELS(G, F)                                                                                      \
+    /* thread t sums part t % 2^lsplit of bucket t >> lsplit's run into buckets[b << lsplit | part] */       \
     extern "C" __global__ void G##_msm_accumulate(const u32* bases, const u32* sorted, const u32* offsets,      \
-                                                  u32 nbuckets, u32* buckets) {                                \
+                                                  u32 nbuckets, u32 lsplit, u32* buckets) {                    \
         /* buckets in reverse: the top window's buckets are the longest (scalars < r < 2^255 use only   */ \
         /* part of its digit range), so they start first instead of forming the grid's tail            */ \
         const u32 t = blockIdx.x * blockDim.x + threadIdx.x;                                                  \
-        if (t >= nbuckets) return;                                                                             \
-        const u32 b = nbuckets - 1 - t;                                                                        \
+        if (t >= nbuckets << lsplit) return;                                                                   \
+        const u32 b = nbuckets - 1 - (t >> lsplit), part = t & ((1u << lsplit) - 1);                           \
+        const u32 start = offsets[b], len = offsets[b + 1] - start;                                            \
+        const u32 end = start + (u32)(((u64)len * (part + 1)) >> lsplit);                                     \
         XYZZ<F> acc = XYZZ<F>::zero();                                                                         \
-        const u32 end = offsets[b + 1];                                                                        \
-        for (u32 j = offsets[b]; j < end; j++) {                                                               \
+        for (u32 j = start + (u32)(((u64)len * part) >> lsplit); j < end; j++) {                                   \
             const u32 e = sorted[j];                                                                           \
             Affine<F> q = load_affine<F>(bases, e & 0x7fffffffu);                                             \
             if (e & 0x80000000u) q.y = fp_neg(q.y);                                                            \
-            acc = xyzz_add_affine_inline(acc, q);                                                                      \
+            acc = xyzz_add_affine_inline(acc, q);                                                              \
         }                                                                                                      \
-        store_xyzz(buckets, b, acc);                                                                           \
+        store_xyzz(buckets, ((u64)b << lsplit) | part, acc);                                                       \
+    }                                                                                                          \
+    /* out[t] = sum of the run pts[t * len .. t * len + len) (bucket parts, tree levels) */                   \
+    extern "C" __global__ void G##_sum_runs(const u32* pts, u32 len, u64 count, u32* out) {                   \
+        const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;                                             \
+        if (t >= count) return;                                                                                \
+        XYZZ<F> acc = load_xyzz<F>(pts, t * len);                                                              \
+        for (u32 j = 1; j < len; j++) acc = xyzz_add(acc, load_xyzz<F>(pts, t * len + j));                     \
+        store_xyzz(out, t, acc);                                                                               \
+    }                                                                                                          \
+    /* window table, one step: dst[i] = 2^c src[i] in affine. Each thread doubles its grid-strided points  */ \
+    /* into scratch (XYZZ), keeping the prefix products of their ZZZ in dst's x slots, then inverts the   */ \
+    /* product once and walks back (Montgomery's batch inversion): 1/ZZ = (ZZ / ZZZ)^2.                   */ \
+    extern "C" __global__ void G##_table_step(const u32* src, u64 n, u32 c, u32* dst, u32* scratch) {         \
+        constexpr int W = sizeof(F) / 4;                                                                       \
+        const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;                                             \
+        const u64 stride = (u64)gridDim.x * blockDim.x;                                                       \
+        F acc = F::one();                                                                                      \
+        for (u64 i = t; i < n; i += stride) {                                                                  \
+            XYZZ<F> p = affine_dbl(load_affine<F>(src, i));                                                    \
+            for (u32 k = 1; k < c; k++) p = xyzz_dbl(p);                                                       \
+            store_xyzz(scratch, i, p);                                                                         \
+            acc.store(dst + i * 2 * W);                                                                        \
+            if (!p.ZZ.is_zero()) acc = fp_mul(acc, p.ZZZ);                                                     \
+        }                                                                                                      \
+        if (t >= n) return;                                                                                    \
+        F inv = fp_inv(acc);                                                                                   \
+        for (u64 i = t + (n - 1 - t) / stride * stride;; i -= stride) {                                       \
+            const XYZZ<F> p = load_xyzz<F>(scratch, i);                                                        \
+            F x = F::zero(), y = F::zero();                                                                    \
+            if (!p.ZZ.is_zero()) {                                                                             \
+                const F zinv = fp_mul(inv, F::load(dst + i * 2 * W));                                          \
+                inv = fp_mul(inv, p.ZZZ);                                                                      \
+                const F zz_inv = fp_sqr(fp_mul(p.ZZ, zinv));                                                   \
+                x = fp_mul(p.X, zz_inv);                                                                       \
+                y = fp_mul(p.Y, zinv);                                                                         \
+            }                                                                                                  \
+            x.store(dst + i * 2 * W);                                                                          \
+            y.store(dst + i * 2 * W + W);                                                                      \
+            if (i == t) break;                                                                                 \
+        }                                                                                                      \
     }                                                                                                          \
     /* segment s of window w covers buckets [lo, hi) (1-based weights lo+1..hi):                          */ \
     /* out = sum_{b in seg} (b + 1) * B_b via a running sum from the top plus lo * (sum of the segment)  */ \

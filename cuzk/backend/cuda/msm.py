@@ -4,11 +4,18 @@ Scalars 0 are dropped, scalars 1 go to the batch-addition kernel, the rest
 to Pippenger (signed c-bit digits; buckets by counting sort; one thread per
 bucket; segmented bucket reduction; windows weighted on the device). The
 partial results come back as XYZZ points and are combined on the host.
+
+Bases are fixed per circuit, so a device may keep a window table for them
+(`WindowTable`: 2^(c w) P_i for every window w): all windows then share one
+set of buckets, which lets c grow (fewer windows, so fewer additions per
+point) without multiplying the buckets to reduce.
 """
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import cupy as cp
 import numpy as np
@@ -28,8 +35,9 @@ class ResidentBases:
     Keyed by the host buffer's address, shape and a sample of its bytes, so
     reusing a freed address for different points does not alias."""
 
-    def __init__(self, limit: int = 64):
+    def __init__(self, limit: int = 64, on_evict=None):
         self.limit = limit
+        self.on_evict = on_evict  # called with a dropped device array (its window table goes too)
         self._store: dict[tuple, tuple[np.ndarray, cp.ndarray]] = {}
 
     def get(self, bases) -> cp.ndarray:
@@ -42,7 +50,9 @@ class ResidentBases:
             return hit[1]
         dev = cp.asarray(bases)
         if len(self._store) >= self.limit:
-            self._store.pop(next(iter(self._store)))
+            _, old = self._store.pop(next(iter(self._store)))
+            if self.on_evict is not None:
+                self.on_evict(old)
         self._store[key] = (bases, dev)
         return dev
 
@@ -84,51 +94,149 @@ def _sum_groups(curve, group, d_pts, groups: int, length: int, kern=fn) -> cp.nd
     return out
 
 
+@dataclass
+class WindowTable:
+    """Affine 2^(c w) P_i, window-major (row w * n + i), as u32 words."""
+
+    points: cp.ndarray
+    n: int
+    c: int
+    nwin: int
+    build_ms: float
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.points.nbytes)
+
+
+def table_windows(c: int) -> int:
+    # canonical scalars are < 2^255: c * nwin >= 256 leaves room for the last signed digit's carry
+    return -(-256 // c)
+
+
+def table_bytes(curve, group: str, n: int, c: int) -> tuple[int, int]:
+    """Device bytes of a table, and of the XYZZ scratch its build needs meanwhile."""
+    words = _coord_words(group, curve) * 4
+    return table_windows(c) * 2 * n * words, 4 * n * words
+
+
+TABLE_MIN_N = 1 << 12  # smaller MSMs run without a table
+
+
+def table_window(n: int) -> int:
+    """Window bits for a table over n bases (measured on the H200: BENCHMARKS.md).
+
+    Only widths whose top window is well filled: scalars < 2^255 leave
+    255 - c (nwin - 1) bits there, 7 for c = 8 and 15 for 16 and 20, but 0 to
+    8 for the widths between, and then a few buckets get most of the points
+    (c = 17 at 2^22: 18 s instead of 57 ms)."""
+    if n < 1 << 16:
+        return 8
+    return 16 if n < 1 << 23 else 20
+
+
+def build_table(curve, group: str, flat: cp.ndarray, c: int, kern=fn) -> WindowTable:
+    n = int(flat.shape[0])
+    nwin = table_windows(c)
+    t0 = time.perf_counter()
+    pts = cp.empty((nwin * n, flat.shape[1]), dtype=cp.uint32)
+    pts[:n] = flat
+    scratch = cp.empty(n * 2 * flat.shape[1], dtype=cp.uint32)  # one XYZZ point per base
+    sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+    blocks = max(1, min(8 * sms, (n + THREADS - 1) // THREADS))
+    for w in range(1, nwin):
+        kern(curve.name, f"{group}_table_step")((blocks,), (THREADS,),
+                                              (pts[(w - 1) * n:w * n], np.uint64(n), np.uint32(c), pts[w * n:(w + 1) * n],
+                                               scratch))
+    del scratch
+    cp.cuda.get_current_stream().synchronize()
+    return WindowTable(pts, n, c, nwin, (time.perf_counter() - t0) * 1e3)
+
+
+def _tree_sum(curve, group, pts: cp.ndarray, count: int, kern=fn) -> cp.ndarray:
+    """One XYZZ point = the sum of `count` (runs of 16 in parallel, then one block)."""
+    words = _coord_words(group, curve) * 4
+    while count > 256 and count % 16 == 0:
+        count //= 16
+        out = cp.empty(count * words, dtype=cp.uint32)
+        kern(curve.name, f"{group}_sum_runs")(((count + THREADS - 1) // THREADS,), (THREADS,),
+                                              (pts, np.uint32(16), np.uint64(count), out))
+        pts = out
+    return _sum_groups(curve, group, pts, 1, count, kern)
+
+
 def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: int, *, c: int | None = None,
-              threads: int = ACC_THREADS, kern=fn, timer=None, work: int | None = None) -> cp.ndarray:
+              threads: int = ACC_THREADS, kern=fn, timer=None, work: int | None = None,
+              table: WindowTable | None = None, split: int | None = None) -> cp.ndarray:
     """One XYZZ point (device, u32 words) = sum scalars[i] * bases[i].
 
     `kern(curve_name, kernel_name)` gives the launchable kernel (the tuning
     script passes kernels compiled with other options); `timer` (an
     EventTimer) records the stages. Scalars 0 and 1 add nothing here (1 goes
     to batch addition); `work` is the number of other scalars, which sizes
-    the windows."""
+    the windows. With a `table` (over these bases) every window adds into one
+    set of buckets; its scalars must be canonical (< 2^255). `split` threads
+    share each bucket (a power of two: more threads when buckets are few)."""
     stage = timer.phase if timer is not None else _no_phase
-    c = c or choose_window(n if work is None else work)
-    nwin = (256 + c) // c  # 256-bit scalars (unreduced allowed) plus the final signed-digit carry
-    half = 1 << (c - 1)
-    nb = nwin * half
+    if table is not None:
+        c, nwin, half = table.c, table.nwin, 1 << (table.c - 1)
+        nb, points = half, table.points
+    else:
+        c = c or choose_window(n if work is None else work)
+        nwin = (256 + c) // c  # 256-bit scalars (unreduced allowed) plus the final signed-digit carry
+        half = 1 << (c - 1)
+        nb, points = nwin * half, d_bases
+    merged = np.uint32(table is not None)
+    if split is None:  # about 2^18 threads in all, each summing 16 or more points
+        split = 1
+        while nb * split * 2 <= (1 << 18) and nwin * n // (nb * split * 2) >= 16:
+            split *= 2
+    err = cp.zeros(1, dtype=cp.uint32)
     with stage("sort"):
         counts = cp.zeros(nb + 1, dtype=cp.uint32)
         keys = cp.empty(nwin * n, dtype=cp.uint32)
         kern(curve.name, "msm_digits")(((n + 255) // 256,), (256,),
-                                       (d_scalars, np.uint64(n), np.uint32(c), np.uint32(nwin), keys, counts))
+                                       (d_scalars, np.uint64(n), np.uint32(c), np.uint32(nwin), merged, keys, counts,
+                                        err))
         offsets = cp.zeros(nb + 1, dtype=cp.uint32)
         cp.cumsum(counts[:nb], out=offsets[1:])
         cursor = offsets[:-1].copy()
         total = nwin * n
         ordered = cp.empty(max(1, total), dtype=cp.uint32)
         kern(curve.name, "msm_scatter")(((total + 255) // 256,), (256,),
-                                        (keys, np.uint64(n), np.uint32(nwin), cursor, ordered))
+                                        (keys, np.uint64(n), np.uint32(nwin), merged, cursor, ordered))
         del keys, cursor, counts
     words = _coord_words(group, curve) * 4
     with stage("accumulate"):
-        buckets = cp.empty(nb * words, dtype=cp.uint32)
-        kern(curve.name, f"{group}_msm_accumulate")(((nb + threads - 1) // threads,), (threads,),
-                                                    (d_bases, ordered, offsets, np.uint32(nb), buckets))
+        buckets = cp.empty(nb * split * words, dtype=cp.uint32)
+        grid = (nb * split + threads - 1) // threads
+        kern(curve.name, f"{group}_msm_accumulate")((grid,), (threads,), (points, ordered, offsets, np.uint32(nb),
+                                                                         np.uint32(split.bit_length() - 1), buckets))
+        if split > 1:
+            parts, buckets = buckets, cp.empty(nb * words, dtype=cp.uint32)
+            kern(curve.name, f"{group}_sum_runs")(((nb + THREADS - 1) // THREADS,), (THREADS,),
+                                                  (parts, np.uint32(split), np.uint64(nb), buckets))
+            del parts
         del ordered
     with stage("reduce"):
         seglen = min(half, SEGMENT)
         nseg = half // seglen
-        segs = cp.empty(nwin * nseg * words, dtype=cp.uint32)
-        kern(curve.name, f"{group}_msm_reduce_segments")(((nwin * nseg + THREADS - 1) // THREADS,), (THREADS,),
-                                                         (buckets, np.uint32(half), np.uint32(nwin),
+        segs = cp.empty((1 if table is not None else nwin) * nseg * words, dtype=cp.uint32)
+        kern(curve.name, f"{group}_msm_reduce_segments")((((nb // seglen) + THREADS - 1) // THREADS,), (THREADS,),
+                                                         (buckets, np.uint32(half),
+                                                          np.uint32(1 if table is not None else nwin),
                                                           np.uint32(seglen), segs))
         del buckets
-        windows = _sum_groups(curve, group, segs, nwin, nseg, kern)
-        kern(curve.name, f"{group}_scale_windows")(((nwin + 31) // 32,), (32,),
-                                                   (windows, np.uint32(c), np.uint32(nwin)))
-        return _sum_groups(curve, group, windows, 1, nwin, kern)
+        if table is not None:
+            out = _tree_sum(curve, group, segs, nseg, kern)
+        else:
+            windows = _sum_groups(curve, group, segs, nwin, nseg, kern)
+            kern(curve.name, f"{group}_scale_windows")(((nwin + 31) // 32,), (32,),
+                                                       (windows, np.uint32(c), np.uint32(nwin)))
+            out = _sum_groups(curve, group, windows, 1, nwin, kern)
+    if table is not None and int(err.get()[0]):
+        raise ValueError(f"an MSM scalar is not canonical (>= 2^{c * nwin - 1}); scalars must be reduced mod r")
+    return out
 
 
 @contextmanager
@@ -161,9 +269,14 @@ def _bases_view(curve, group, d_bases: cp.ndarray) -> cp.ndarray:
     return d_bases.reshape(-1).view(cp.uint32).reshape(-1, 2 * _coord_words(group, curve))
 
 
-def msm(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, timer=None) -> np.ndarray:
+def msm(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, timer=None, table=None) -> np.ndarray:
     """Scalars 0 are dropped, 1 go to batch addition, the rest to Pippenger
-    over the full base array (no gather: its digits skip the 0/1 scalars)."""
+    over the full base array (no gather: its digits skip the 0/1 scalars).
+
+    `table` gives the window table over these bases for Pippenger: called
+    with no argument, only when at least a quarter of the scalars need
+    Pippenger, so base sets whose scalars are nearly all 0 or 1 (Groth16's
+    A, B and L over a bit-heavy witness) never cost a table's memory."""
     stage = timer.phase if timer is not None else _no_phase
     grp = getattr(curve, group)
     flat = _bases_view(curve, group, d_bases)
@@ -185,8 +298,13 @@ def msm(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, timer=Non
             parts.append(_xyzz_to_host(curve, group, batch_add_device(curve, group, flat, ones[:n_one]), 1))
     del ones
     if n_other:
+        wt = None
+        if table is not None and 4 * n_other >= n:
+            with stage("table"):
+                wt = table()
         with stage("pippenger"):
-            parts.append(_xyzz_to_host(curve, group, pippenger(curve, group, flat, s32, n, timer=timer, work=n_other), 1))
+            parts.append(_xyzz_to_host(curve, group, pippenger(curve, group, flat, s32, n, timer=timer, work=n_other,
+                                                                  table=wt), 1))
     return _combine(curve, group, parts)
 
 
