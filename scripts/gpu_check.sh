@@ -2,8 +2,8 @@
 # One full GPU check on the device machine: install carried test wheels,
 # compile the CUDA module, run the gpu conformance tests, run the GPU
 # benchmarks. Everything lands under $OUT (JSON, logs). Usage:
-#   scripts/gpu_check.sh [quick|tune|msm|kernels|prove|full|gpus]
-#   quick: tests + small benchmarks; tune: MSM kernel variants + tests; kernels: tests + the kernel
+#   scripts/gpu_check.sh [quick|tune|msm|tables|kernels|prove|full|gpus]
+#   tests: the GPU tests only; quick: tests + small benchmarks; tune: MSM kernel variants + tests; kernels: tests + the kernel
 #   benchmark; prove: the proof benchmark; full: all (may exceed one 600 s device call);
 #   msm: MSM tests, stages and rows; gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
@@ -11,6 +11,9 @@ MODE=${1:-full}
 OUT=${OUT:-/tmp/cuzk-out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONPATH=/tmp/site:. CUZK_CACHE_DIR=/tmp/cuzk-cache
+# CuPy's compiled kernels travel back under $OUT/cupy-cache; carry them in as .cupy-cache next time
+export CUPY_CACHE_DIR=$PWD/.cupy-cache
+save_cache() { rm -rf "$OUT/cupy-cache"; cp -r "$CUPY_CACHE_DIR" "$OUT/cupy-cache" 2>/dev/null || true; }
 if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 fi
@@ -31,7 +34,14 @@ if [ "$MODE" = gpus ]; then  # issue 8, on a two-GPU machine: one GPU against al
   timeout 560 python3 -m cuzk bench batch --compare-gpus --kind "${KIND:-porep-c2-like}" --preset "${PRESET:-small}" \
     --count "${COUNT:-16}" --rounds 2 --synthesis-threads "${SYNTH:-8}" --json "$OUT/compare_gpus.json" 2>&1 \
     | tail -40 | tee "$OUT/compare_gpus.txt"
-  exit 0
+  save_cache; exit 0
+fi
+if [ "$MODE" = tables ]; then  # MSM window tables: conformance, then widths x sizes against the plain MSM
+  [ -n "${NOTEST:-}" ] || timeout 200 python3 -m pytest -q -x -p no:cacheprovider tests/backend/test_gpu_tables.py tests/backend/test_gpu_kernels.py \
+    -k "table or msm" 2>&1 | tail -8 | tee "$OUT/table_tests.txt"
+  timeout 240 python3 scripts/gpu_msm_variants.py --quick --tables ${TABLES:-8,16,20} "$OUT/msm_tables.json" ${LOGS:-20 22 24} \
+    2>&1 | tee "$OUT/msm_tables.txt"
+  save_cache; exit 0
 fi
 if [ "$MODE" = msm ]; then  # MSM only: conformance, stage breakdown, the kernel benchmark's MSM G1 rows
   timeout 150 python3 -m pytest -q -x -p no:cacheprovider tests/backend/test_msm.py tests/backend/test_gpu_kernels.py \
@@ -42,21 +52,21 @@ from cuzk.bench import kernels
 kernels.run("cuda", None, sizes={"msm_g1": [1 << 20, 1 << 22, 1 << 24, 1 << 26], "msm_g2": [1 << 20, 1 << 22]},
             curves=("bls12_381",), repeat=5)
 PY
-  exit 0
+  save_cache; exit 0
 fi
 if [ "$MODE" = tune ]; then  # variants first: the 600 s call limit
   echo "== msm variants"
   timeout 240 python3 scripts/gpu_msm_variants.py "$OUT/msm_variants.json" 22 24 2>&1 | tee "$OUT/msm_variants.txt"
   timeout 240 python3 -m pytest -q -x -p no:cacheprovider tests/backend -k "cuda" -m "not slow" 2>&1 | tail -30 \
     | tee "$OUT/gpu_tests.txt"
-  exit 0
+  save_cache; exit 0
 fi
 
 if [ "$MODE" != prove ]; then
   echo "== tests"
-  timeout 170 python3 -m pytest -q -x -p no:cacheprovider tests/backend -k "cuda" -m "not slow" \
+  timeout 200 python3 -m pytest -q -p no:cacheprovider tests/backend -k "cuda" -m "not slow and not gpu" \
     --junitxml="$OUT/gpu_tests.xml" 2>&1 | tail -20 | tee "$OUT/gpu_tests.txt"
-  timeout 120 python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend tests/groth16 \
+  timeout 300 python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend tests/groth16 \
     --junitxml="$OUT/gpu_marked.xml" 2>&1 | tail -20 | tee "$OUT/gpu_marked.txt"
 fi
 
@@ -73,6 +83,9 @@ if [ "$MODE" = full ] || [ "$MODE" = kernels ]; then
     | tee "$OUT/bench_kernels.txt"
 fi
 if [ "$MODE" = full ] || [ "$MODE" = prove ]; then
-  timeout 400 python3 -m cuzk bench prove --backend cuda --sizes 18,20,22,24 --transfer pageable --transfer pinned \
-    --verify-up-to 18 --json "$OUT/prove_cuda.json" 2>&1 | tee "$OUT/bench_prove.txt"
+  timeout 300 python3 -m cuzk bench prove --backend cuda --sizes 18,20,22,24 --verify-up-to 18 \
+    --json "$OUT/prove_cuda.json" 2>&1 | tee "$OUT/bench_prove.txt"
+  timeout 200 python3 -m cuzk bench prove --backend cuda --sizes 24 --batch 4 --transfer pinned \
+    --json "$OUT/prove_batch.json" 2>&1 | tee "$OUT/bench_prove_batch.txt"
 fi
+save_cache

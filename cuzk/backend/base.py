@@ -70,8 +70,15 @@ class Backend(ABC):
         return self.name
 
     # ---- the prover's witness path --------------------------------------------
-    def witness(self, w: np.ndarray):
-        """The witness where this backend computes (a device copy on CUDA)."""
+    def prefetch(self, w: np.ndarray):
+        """Start moving a validated witness to where this backend computes, without
+        waiting; `witness` of the returned handle gives the usable array. Lets a
+        batch upload the next proof's witness while the current one's kernels run."""
+        return w
+
+    def witness(self, w):
+        """The witness where this backend computes (a device copy on CUDA), from a
+        host array or a handle from `prefetch`."""
         return w
 
     def evaluate(self, circuit, w):

@@ -33,9 +33,13 @@ def register_prove(bsub) -> None:
         "wall time and every phase (CUDA-event timings on the GPU) after one warm-up proof.")
     p.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"], help="compute backend (default auto)")
     p.add_argument("--sizes", type=_sizes, default=[16], metavar="K,K,...", help="log2 constraint counts (default 16)")
-    p.add_argument("--repeat", type=_positive, default=5, help="timed proofs per case (median reported; default 5)")
+    p.add_argument("--repeat", type=_positive, default=5,
+                   help="timed proofs (batches with --batch) per case (median reported; default 5)")
     p.add_argument("--transfer", action="append", choices=["pageable", "pinned"],
                    help="host-to-device transfer mode(s) to compare (GPU only; default pageable)")
+    p.add_argument("--batch", type=_positive, default=1, metavar="K",
+                   help="prove K jobs of the same size per prove_batch call and report ms per proof; on the GPU the "
+                        "next job's witness uploads while the current proof runs (default 1: one proof at a time)")
     p.add_argument("--verify-up-to", type=int, default=20, metavar="K",
                    help="largest size proved with a real setup and verified (default 20)")
     p.add_argument("--json", metavar="FILE", help="write the records as JSON")
@@ -49,5 +53,5 @@ def _run(args) -> int:
     name = get_backend(args.backend).name  # BackendUnavailable: one line, exit 2 (cli.main)
     transfers = tuple(args.transfer or ["pageable"]) if name == "cuda" else ("pageable",)
     prove.run(name, sizes=args.sizes, repeat=args.repeat, transfers=transfers, verify_up_to=args.verify_up_to,
-              json_path=args.json)
+              json_path=args.json, batch=args.batch)
     return 0

@@ -24,6 +24,7 @@ from cuzk.r1cs.compiled import CompiledCircuit
 
 from . import qap
 from .keys import Proof, ProvingKey
+from .lookahead import Lookahead
 
 
 class _Clock:
@@ -53,71 +54,85 @@ def prove_batch(pk: ProvingKey, jobs, backend=None, rs=None, device_lock=None) -
     evaluates it (on a GPU, where the witness already is). `device_lock` is
     held around each proof's backend work only: decoding bases before it and
     assembling the proof after it are host work that overlaps another
-    worker's kernels on the same GPU."""
+    worker's kernels on the same GPU.
+
+    With several jobs, job j+1's witness is checked and its upload started
+    (`backend.prefetch`, one background thread, one job ahead) while job j
+    runs, so the GPU does not idle during the host-to-device copy. A job whose
+    witness is wrong raises its error at its turn, after the jobs before it."""
     backend = backend or get_backend("auto")
     device_lock = device_lock if device_lock is not None else nullcontext()
+    jobs = list(jobs)
     for name in ("h", "l", "a", "b_g1", "b_g2"):
         pk.bases(name)
     curve = pk.curve
     fr, g1, g2 = curve.fr, curve.g1, curve.g2
     n = pk.domain_size
-    proofs = []
-    for j, (w, abc) in enumerate(jobs):
-        clock = _Clock()
-        timer = backend.phase_timer()
-        t0 = clock._last
-        w = np.ascontiguousarray(w, dtype=np.uint64)
-        if w.shape != (pk.num_vars, 4):
-            raise ValueError(f"witness has {w.shape[0]} variables, the key expects {pk.num_vars}")
-        wait0 = time.perf_counter()
-        with device_lock:
-            clock.t["device_wait"] = (time.perf_counter() - wait0) * 1e3
-            clock._last = time.perf_counter()
-            w = backend.witness(w)
-            if isinstance(abc, CompiledCircuit):
-                abc = backend.evaluate(abc, w)
-                clock.lap("spmv")
-            a, b, c = abc
-            if a.shape[0] > n:
-                raise ValueError(f"{a.shape[0]} constraint rows exceed the key's domain {n}")
-            with timer.phase("h"):
-                hc = qap.h_scalars(pk.h_convention, backend, curve, a, b, c, n)
-            del a, b, c, abc
-            clock.lap("ntt_h")
-            with timer.phase("scalars"):
-                canon = backend.witness_scalars(curve, w)
-            clock.lap("scalars")
-            if hc.shape[0] != pk.bases("h").shape[0]:
-                raise ValueError(f"{hc.shape[0]} H scalars but the key has {pk.bases('h').shape[0]} H bases")
-            with timer.phase("msm_h"):
-                h_acc = backend.msm(curve, "g1", pk.bases("h"), hc)
-            clock.lap("msm_h")
-            with timer.phase("msm_l"):
-                l_acc = backend.msm(curve, "g1", pk.bases("l"), canon[pk.num_inputs :])
-            clock.lap("msm_l")
-            with timer.phase("msm_a"):
-                a_acc = backend.msm(curve, "g1", pk.bases("a"), backend.take(canon, pk.a_vars))
-            clock.lap("msm_a")
-            with timer.phase("msm_b_g1"):
-                b1_acc = backend.msm(curve, "g1", pk.bases("b_g1"), backend.take(canon, pk.b_vars))
-            clock.lap("msm_b_g1")
-            with timer.phase("msm_b_g2"):
-                b2_acc = backend.msm(curve, "g2", pk.bases("b_g2"), backend.take(canon, pk.b_vars))
-            clock.lap("msm_b_g2")
+    several = len(jobs) > 1
 
-        r, s = (rs[j] if rs and j < len(rs) else (None, None))
-        r = _rand_fr(curve) if r is None else r
-        s = _rand_fr(curve) if s is None else s
-        vk = pk.vk
-        A = _sum(g1, [vk.alpha_g1, a_acc, _mul(g1, pk.delta_g1, r)])
-        B = _sum(g2, [vk.beta_g2, b2_acc, _mul(g2, vk.delta_g2, s)])
-        B1 = _sum(g1, [pk.beta_g1, b1_acc, _mul(g1, pk.delta_g1, s)])
-        C = _sum(g1, [l_acc, h_acc, _mul(g1, A, s), _mul(g1, B1, r),
-                      g1.neg(_mul(g1, pk.delta_g1, r * s % fr.p)[None])[0]])
-        clock.lap("assemble")
-        clock.t["total"] = (time.perf_counter() - t0) * 1e3
-        clock.t.update({f"gpu:{k}": v for k, v in timer.results().items()})
-        proofs.append(Proof(curve, A, B, C, clock.t))
+    def stage(j):
+        w = np.ascontiguousarray(jobs[j][0], dtype=np.uint64)
+        if w.shape != (pk.num_vars, 4):
+            raise ValueError(f"witness has {w.shape[0] if w.ndim else 0} variables, the key expects {pk.num_vars}")
+        return backend.prefetch(w) if several else w
+
+    proofs = []
+    with Lookahead(stage, len(jobs), background=several) as ahead:
+        for j, (_, abc) in enumerate(jobs):
+            clock = _Clock()
+            timer = backend.phase_timer()
+            t0 = clock._last
+            w = ahead.take(j)
+            clock.lap("stage_wait")
+            wait0 = time.perf_counter()
+            with device_lock:
+                clock.t["device_wait"] = (time.perf_counter() - wait0) * 1e3
+                clock._last = time.perf_counter()
+                w = backend.witness(w)
+                if isinstance(abc, CompiledCircuit):
+                    abc = backend.evaluate(abc, w)
+                    clock.lap("spmv")
+                a, b, c = abc
+                if a.shape[0] > n:
+                    raise ValueError(f"{a.shape[0]} constraint rows exceed the key's domain {n}")
+                with timer.phase("h"):
+                    hc = qap.h_scalars(pk.h_convention, backend, curve, a, b, c, n)
+                del a, b, c, abc
+                clock.lap("ntt_h")
+                with timer.phase("scalars"):
+                    canon = backend.witness_scalars(curve, w)
+                clock.lap("scalars")
+                if hc.shape[0] != pk.bases("h").shape[0]:
+                    raise ValueError(f"{hc.shape[0]} H scalars but the key has {pk.bases('h').shape[0]} H bases")
+                with timer.phase("msm_h"):
+                    h_acc = backend.msm(curve, "g1", pk.bases("h"), hc)
+                clock.lap("msm_h")
+                with timer.phase("msm_l"):
+                    l_acc = backend.msm(curve, "g1", pk.bases("l"), canon[pk.num_inputs :])
+                clock.lap("msm_l")
+                with timer.phase("msm_a"):
+                    a_acc = backend.msm(curve, "g1", pk.bases("a"), backend.take(canon, pk.a_vars))
+                clock.lap("msm_a")
+                with timer.phase("msm_b_g1"):
+                    b1_acc = backend.msm(curve, "g1", pk.bases("b_g1"), backend.take(canon, pk.b_vars))
+                clock.lap("msm_b_g1")
+                with timer.phase("msm_b_g2"):
+                    b2_acc = backend.msm(curve, "g2", pk.bases("b_g2"), backend.take(canon, pk.b_vars))
+                clock.lap("msm_b_g2")
+
+            r, s = (rs[j] if rs and j < len(rs) else (None, None))
+            r = _rand_fr(curve) if r is None else r
+            s = _rand_fr(curve) if s is None else s
+            vk = pk.vk
+            A = _sum(g1, [vk.alpha_g1, a_acc, _mul(g1, pk.delta_g1, r)])
+            B = _sum(g2, [vk.beta_g2, b2_acc, _mul(g2, vk.delta_g2, s)])
+            B1 = _sum(g1, [pk.beta_g1, b1_acc, _mul(g1, pk.delta_g1, s)])
+            C = _sum(g1, [l_acc, h_acc, _mul(g1, A, s), _mul(g1, B1, r),
+                          g1.neg(_mul(g1, pk.delta_g1, r * s % fr.p)[None])[0]])
+            clock.lap("assemble")
+            clock.t["total"] = (time.perf_counter() - t0) * 1e3
+            clock.t.update({f"gpu:{k}": v for k, v in timer.results().items()})
+            proofs.append(Proof(curve, A, B, C, clock.t))
     return proofs
 
 

@@ -20,7 +20,7 @@ from . import ntt as _ntt
 from .events import EventTimer
 from .module import fn
 from ..window_tables import TableCache
-from .transfer import Uploader
+from .transfer import Prefetched, Uploader
 
 
 def to_device(a) -> cp.ndarray:
@@ -52,8 +52,20 @@ class CudaBackend(Backend):
         return out
 
     def witness(self, w):
+        if isinstance(w, Prefetched):  # the current stream waits for the copy; the host does not
+            with self.device:
+                with self._phase("wait_witness"):
+                    cp.cuda.get_current_stream().wait_event(w.ready)
+                self.uploader.pool.reclaim()
+            return w.array
         with self.device, self._phase("h2d_witness"):
             return self.uploader.upload(w)
+
+    def prefetch(self, w):
+        """Starts w's upload on this backend's copy stream through the pinned pool
+        (Uploader.prefetch); `witness` of the handle waits on the GPU only."""
+        with self.device:
+            return self.uploader.prefetch(w)
 
     def evaluate(self, circuit, w):
         """a, b, c on the device; the circuit's matrices are uploaded once and kept."""

@@ -8,41 +8,39 @@ buffer costs a host memcpy, so which mode wins end to end is measured by
 `cuzk bench prove --transfer` (BENCHMARKS.md) and the faster one is the
 default. Arrays that already live in a pool buffer (`host_array`) skip the
 memcpy: a producer that writes there pays only the DMA.
+
+`prefetch` starts an upload on a dedicated non-blocking stream and returns at
+once, so a batch's next witness crosses the bus while the current proof's
+kernels run (prove_batch); the consumer's stream waits on the copy's event.
 """
 
 from __future__ import annotations
 
+import threading
+
 import cupy as cp
 import numpy as np
+
+from ..staging import StagingPool
 
 MODES = ("pageable", "pinned")
 
 
-class PinnedPool:
-    """Page-locked host buffers, reused by size."""
+class PinnedPool(StagingPool):
+    """Page-locked host buffers, reused by size (see staging.py)."""
 
     def __init__(self):
-        self._free: dict[int, list] = {}
-        self._owned: dict[int, tuple[int, object]] = {}  # address -> (nbytes, pinned memory)
+        super().__init__(cp.cuda.alloc_pinned_memory)
 
-    def take(self, nbytes: int) -> np.ndarray:
-        free = self._free.get(nbytes)
-        mem = free.pop() if free else cp.cuda.alloc_pinned_memory(max(1, nbytes))
-        buf = np.frombuffer(mem, dtype=np.uint8, count=nbytes)
-        self._owned[buf.ctypes.data] = (nbytes, mem)
-        return buf
 
-    def give(self, buf: np.ndarray) -> None:
-        nbytes, mem = self._owned.pop(buf.ctypes.data)
-        self._free.setdefault(nbytes, []).append(mem)
+class Prefetched:
+    """A witness whose upload `Uploader.prefetch` started: the device array and the
+    event its copy recorded; a consumer's stream waits on `ready` before using it."""
 
-    def owns(self, a: np.ndarray) -> bool:
-        hit = self._owned.get(a.ctypes.data)
-        return hit is not None and hit[0] >= a.nbytes
+    __slots__ = ("array", "ready")
 
-    @property
-    def pinned_bytes(self) -> int:
-        return sum(n for n, _ in self._owned.values()) + sum(k * len(v) for k, v in self._free.items())
+    def __init__(self, array: cp.ndarray, ready: cp.cuda.Event):
+        self.array, self.ready = array, ready
 
 
 class Uploader:
@@ -51,6 +49,15 @@ class Uploader:
             raise ValueError(f"transfer mode must be one of {MODES}, not {mode!r}")
         self.mode = mode
         self.pool = PinnedPool()
+        self._copy_stream = None
+        self._stream_lock = threading.Lock()
+
+    def copy_stream(self) -> cp.cuda.Stream:
+        """The dedicated non-blocking stream prefetches copy on (created on the current device)."""
+        with self._stream_lock:
+            if self._copy_stream is None:
+                self._copy_stream = cp.cuda.Stream(non_blocking=True)
+            return self._copy_stream
 
     def host_array(self, shape, dtype=np.uint64) -> np.ndarray:
         """A pinned host array from the pool (return it with `release`)."""
@@ -74,6 +81,46 @@ class Uploader:
         try:
             np.copyto(staging, a)
             out.set(staging)
-        finally:
+        except BaseException:
+            cp.cuda.get_current_stream().synchronize()
             self.release(staging)
+            raise
+        # CuPy 14's set() copies asynchronously on the current stream: the buffer waits for the copy
+        copied = cp.cuda.Event(block=True, disable_timing=True)
+        copied.record()
+        self.pool.give_after(staging.reshape(-1).view(np.uint8), copied)
         return out
+
+    def prefetch(self, a) -> Prefetched:
+        """Start `a`'s upload on the copy stream and return without waiting for it.
+
+        Always through pinned memory (a pageable source would make the copy
+        synchronous): `a` is copied into a pool buffer unless it already is one,
+        and that buffer goes back to the pool only once the copy's event is
+        done. The device array is allocated on the copy stream: once dropped,
+        CuPy's stream-ordered pool reuses its memory only for later copies on
+        that stream (the prover drops a witness after its results reached the host)."""
+        if isinstance(a, cp.ndarray):
+            ready = cp.cuda.Event(block=True, disable_timing=True)
+            ready.record()
+            return Prefetched(a, ready)
+        a = np.ascontiguousarray(a)
+        stream = self.copy_stream()
+        ready = cp.cuda.Event(block=True, disable_timing=True)
+        with stream:
+            out = cp.empty(a.shape, dtype=a.dtype)
+        staged = not self.pool.owns(a)
+        src = self.host_array(a.shape, a.dtype) if staged else a
+        try:
+            if staged:
+                np.copyto(src, a)
+            out.set(src, stream=stream)
+            stream.record(ready)
+        except BaseException:
+            if staged:
+                stream.synchronize()  # a copy that was issued may still read the buffer
+                self.release(src)
+            raise
+        if staged:
+            self.pool.give_after(src.reshape(-1).view(np.uint8), ready)
+        return Prefetched(out, ready)
