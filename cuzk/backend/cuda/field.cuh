@@ -117,44 +117,86 @@ __device__ __forceinline__ Fp<P> fp_dbl(const Fp<P>& a) {
     return fp_add(a, a);
 }
 
-// CIOS Montgomery product, one row per limb of b: t += a*b_i (low halves,
-// then high halves one limb up), m = t0*inv, t += m*p likewise, shift.
+// ---- Montgomery product: even/odd limb pairs ---------------------------------
+// The running value is X = ev + od * 2^32: products a_j*b_i of even j add into
+// ev (their low and high halves land in ev[j], ev[j+1], so each pair is one
+// 64-bit multiply-add in SASS), odd j into od, one word up. The two carry
+// chains are independent, so ptxas can interleave them. After a row's
+// reduction ev[0] = 0 and X / 2^32 = od + ev[1..]: ev[1] is added into od[0]
+// and the rest of ev, shifted down two words, becomes the next row's odd
+// array, so the arrays swap roles every row. X < 2^32 (a + p) < 2^(32 (N+1))
+// keeps each chain's final carry zero (checked by a Python model of these
+// instructions over all four fields). The carry flag CC links separate asm
+// statements, so every statement that reads or writes it is volatile: NVVM
+// keeps their order, ptxas still schedules the two chains side by side.
+
+// acc = sum over even j of a[j] * bi * 2^(32 j)
+template <int N>
+__device__ __forceinline__ void mul_pairs(u32* acc, const u32* a, u32 bi) {
+#pragma unroll
+    for (int j = 0; j < N; j += 2)
+        asm("mul.lo.u32 %0, %2, %3; mul.hi.u32 %1, %2, %3;" : "=r"(acc[j]), "=r"(acc[j + 1]) : "r"(a[j]), "r"(bi));
+}
+
+// acc += sum over even j of a[j] * bi * 2^(32 j), carry out left in CC
+template <int N>
+__device__ __forceinline__ void mad_pairs(u32* acc, const u32* a, u32 bi) {
+    asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+        : "+r"(acc[0]), "+r"(acc[1]) : "r"(a[0]), "r"(bi));
+#pragma unroll
+    for (int j = 2; j < N; j += 2)
+        asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+            : "+r"(acc[j]), "+r"(acc[j + 1]) : "r"(a[j]), "r"(bi));
+}
+
+// acc = (acc >> 64 words-wise) + sum over even j of a[j] * bi * 2^(32 j) + CC
+template <int N>
+__device__ __forceinline__ void madc_pairs_shift2(u32* acc, const u32* a, u32 bi) {
+#pragma unroll
+    for (int j = 0; j < N - 2; j += 2)
+        asm volatile("madc.lo.cc.u32 %0, %2, %3, %4; madc.hi.cc.u32 %1, %2, %3, %5;"
+            : "=r"(acc[j]), "=r"(acc[j + 1]) : "r"(a[j]), "r"(bi), "r"(acc[j + 2]), "r"(acc[j + 3]));
+    asm volatile("madc.lo.cc.u32 %0, %2, %3, 0; madc.hi.u32 %1, %2, %3, 0;"
+        : "=r"(acc[N - 2]), "=r"(acc[N - 1]) : "r"(a[N - 2]), "r"(bi));
+}
+
+// one row: X = (X + a * bi + m * p) / 2^32 with ev aligned at word 0, od at word 1
+template <class P>
+__device__ __forceinline__ void mont_row(u32* ev, u32* od, const u32* a, const u32* pm, u32 bi, bool first) {
+    constexpr int N = P::N;
+    if (first) {
+        mul_pairs<N>(od, a + 1, bi);
+        mul_pairs<N>(ev, a, bi);
+    } else {
+        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(ev[0]) : "r"(od[1]));
+        madc_pairs_shift2<N>(od, a + 1, bi);
+        mad_pairs<N>(ev, a, bi);
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[N - 1]));
+    }
+    const u32 m = ev[0] * P::INV;
+    mad_pairs<N>(od, pm + 1, m);
+    mad_pairs<N>(ev, pm, m);
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[N - 1]));
+}
+
 template <class P>
 __device__ __forceinline__ Fp<P> fp_mul(const Fp<P>& a, const Fp<P>& b) {
     constexpr int N = P::N;
-    u32 t[N + 2];
+    static_assert(N % 2 == 0, "limb pairs");
+    u32 pm[N], x[N], y[N];
 #pragma unroll
-    for (int i = 0; i < N + 2; i++) t[i] = 0;
+    for (int i = 0; i < N; i++) pm[i] = P::p(i);
 #pragma unroll
-    for (int i = 0; i < N; i++) {
-        const u32 bi = b.v[i];
-        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a.v[0]), "r"(bi));
-#pragma unroll
-        for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a.v[j]), "r"(bi));
-        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a.v[0]), "r"(bi));
-#pragma unroll
-        for (int j = 1; j < N; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a.v[j]), "r"(bi));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-
-        const u32 m = t[0] * P::INV;
-        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(P::p(0)));
-#pragma unroll
-        for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(P::p(j)));
-        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(P::p(0)));
-#pragma unroll
-        for (int j = 1; j < N; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(P::p(j)));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
-#pragma unroll
-        for (int j = 0; j <= N; j++) t[j] = t[j + 1];
-        t[N + 1] = 0;
+    for (int i = 0; i < N; i += 2) {
+        mont_row<P>(x, y, a.v, pm, b.v[i], i == 0);
+        mont_row<P>(y, x, a.v, pm, b.v[i + 1], false);
     }
+    // X = x + (y >> 32): y[0] is 0 after the last reduction
     Fp<P> r;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(x[0]), "r"(y[1]));
 #pragma unroll
-    for (int i = 0; i < N; i++) r.v[i] = t[i];
+    for (int i = 1; i < N - 1; i++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(x[i]), "r"(y[i + 1]));
+    asm volatile("addc.u32 %0, %1, 0;" : "=r"(r.v[N - 1]) : "r"(x[N - 1]));
     return fp_reduce_once(r);
 }
 
