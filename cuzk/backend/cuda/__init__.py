@@ -141,24 +141,29 @@ class CudaBackend(Backend):
             return out
 
     def quotient(self, curve, a, b, c, n, shift, scale, to_coefficients, count):
-        """Groth16 H on the device: 3 batched iNTTs, coset NTTs, (a*b - c)*s, optional iNTT."""
+        """Groth16 H on the device: per vector an iNTT and a coset NTT, (a*b - c)*s, optional iNTT.
+
+        One vector at a time: at 2^27 the three transformed together took 39 GB of
+        scratch beside the inputs, and a batch of 2^27 proofs ran out of memory."""
         name = as_curve(curve).name
         with self.device:
-            with self._phase("h2d_abc"):
-                abc = cp.zeros((3, n, 4), dtype=cp.uint64)
-                for i, v in enumerate((a, b, c)):
-                    abc[i, : v.shape[0]] = to_device(v)
-            with self._phase("intt_abc"):
-                coeffs = _ntt.ntt(name, abc, inverse=True)
-            with self._phase("coset_ntt_abc"):
-                ev = _ntt.ntt(name, coeffs, coset=shift)
-            del coeffs
+            ev = []
+            for v in (a, b, c):
+                with self._phase("h2d_abc"):
+                    x = cp.zeros((n, 4), dtype=cp.uint64)
+                    x[: v.shape[0]] = to_device(v)
+                with self._phase("intt_abc"):
+                    x = _ntt.ntt(name, x, inverse=True)
+                with self._phase("coset_ntt_abc"):
+                    ev.append(_ntt.ntt(name, x, coset=shift))
+                del x
             with self._phase("ab_minus_c"):
                 t = cp.empty((n, 4), dtype=cp.uint64)
                 threads = 256
                 grid = ((n + threads - 1) // threads,)
                 s = _ntt.const(name, scale) if scale is not None else np.uint64(0)
                 fn(name, "fr_ab_minus_c")(grid, (threads,), (ev[0], ev[1], ev[2], t, s, np.uint64(n)))
+            del ev
             if to_coefficients:
                 with self._phase("icoset_ntt_h"):
                     t = _ntt.ntt(name, t, inverse=True, coset=shift)
