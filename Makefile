@@ -1,37 +1,43 @@
-# make test: create or reuse .venv, install cuzk with its dev extras, run the tests.
-# make run:  the main job: a daemon on the smallest workload proving jobs of two kinds and priorities.
+# make test: create or reuse .venv, install cuzk with its dev and cluster extras, run the tests.
+# make run:  the main job: a daemon on the smallest workload proving jobs of two kinds and priorities
+#            (installs cuzk alone: no test tools, no Ray).
 # make timeline: make run's job with its pipeline trace, plotted into docs/img/demo (the README's picture).
 # make docs: regenerate docs/api.md and the operator guide's config reference.
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-stamp
+RUN_STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
 NODE_STAMP := node_modules/.installed-stamp
 
 .PHONY: test run timeline docs clean
 
-$(STAMP): pyproject.toml
+$(RUN_STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $(RUN_STAMP)
+
+$(TEST_STAMP): $(RUN_STAMP)
 	$(PY) -m pip install -q -e '.[dev,cluster]'
-	touch $(STAMP)
+	touch $(TEST_STAMP)
 
 # snarkjs (pinned in package-lock.json) for the interoperability tests
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(NODE_STAMP)
 
-test: $(STAMP) $(NODE_STAMP)
+test: $(TEST_STAMP) $(NODE_STAMP)
 	$(PY) -m pytest -q
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(PY) -m cuzk demo
 
-timeline: $(STAMP)
+timeline: $(RUN_STAMP)
 	mkdir -p build
 	$(PY) -m cuzk demo --trace build/demo-trace.jsonl
 	$(PY) -m cuzk bench report build/demo-trace.jsonl --out docs/img/demo
 
-docs: $(STAMP)
+docs: $(TEST_STAMP)
 	$(PY) scripts/gen_docs.py
 
 clean:

@@ -224,9 +224,10 @@ def fixture_r1cs() -> list[bytes]:
 @functools.lru_cache(maxsize=None)
 def vanilla() -> list[bytes]:
     from cuzk.circuits import KINDS
-    from cuzk.engine import synthetic
+    from cuzk.formats.vanilla import generate_vanilla
+    from cuzk.engine.catalog import synthetic
 
-    return [k.generate_vanilla("tiny", seed=1) for k in KINDS.values()] + [synthetic.generate_vanilla("tiny", 1)]
+    return [generate_vanilla(k, "tiny", seed=1) for k in KINDS.values()] + [synthetic.generate_vanilla("tiny", 1)]
 
 
 @functools.lru_cache(maxsize=None)

@@ -106,13 +106,13 @@ def snarkjs_public(data: bytes):
 
 
 def r1cs(data: bytes):
-    from cuzk.r1cs.circom import r1cs_from_bytes
+    from cuzk.formats.circom_r1cs import r1cs_from_bytes
 
     return r1cs_from_bytes(data)
 
 
 def wtns(data: bytes):
-    from cuzk.r1cs.circom import wtns_from_bytes
+    from cuzk.formats.wtns import wtns_from_bytes
 
     return wtns_from_bytes(data)
 
@@ -125,12 +125,13 @@ def vanilla(data: bytes):
     the kind it was made for) the public inputs and the first and last
     partitions' witnesses; and the synthetic circuit's decoder."""
     from cuzk.circuits import KINDS
-    from cuzk.engine import synthetic
+    from cuzk.formats.vanilla import parse_vanilla
+    from cuzk.engine.catalog import synthetic
 
     out = []
     for kind in KINDS.values():
         try:
-            parsed = kind.parse("tiny", data)
+            parsed = parse_vanilla(kind, "tiny", data)
         except CuzkError:
             continue
         out.append(kind.public_inputs("tiny", parsed))
@@ -163,8 +164,8 @@ def config(data: bytes):
 @functools.lru_cache(maxsize=None)
 def _registry():
     """The built-in circuits (tiny preset) and the synthetic one, as the daemon registers them."""
-    from cuzk.engine import synthetic, workloads
-    from cuzk.engine.registry import CircuitRegistry
+    from cuzk.engine.catalog import synthetic, workloads
+    from cuzk.engine.catalog.registry import CircuitRegistry
 
     reg = CircuitRegistry("tiny")
     workloads.register(reg, _scratch() / "params", ("tiny",))
@@ -206,7 +207,7 @@ def grpc_vk(data: bytes):
     return PreparedVerifyingKey(convert.vk_from_proto(msg))
 
 
-_CURVE = ("cuzk.curve.encoding", "cuzk.curve.json_coords")
+_CURVE = ("cuzk.curve.encoding", "cuzk.formats.json_coords")
 TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("bellperson_params", bellperson_params, S.bellperson_params, ("cuzk.formats.bellperson",) + _CURVE),
     Target("bellperson_vk", bellperson_vk, S.bellperson_vk, ("cuzk.formats.bellperson",) + _CURVE),
@@ -215,13 +216,13 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("snarkjs_proof", snarkjs_proof, S.snarkjs_proof, ("cuzk.formats.snarkjs_json",) + _CURVE),
     Target("snarkjs_vk", snarkjs_vk, S.snarkjs_vk, ("cuzk.formats.snarkjs_json",) + _CURVE),
     Target("snarkjs_public", snarkjs_public, S.snarkjs_public, ("cuzk.formats.snarkjs_json",)),
-    Target("r1cs", r1cs, S.r1cs, ("cuzk.r1cs.circom", "cuzk.r1cs.compiled")),
-    Target("wtns", wtns, S.wtns, ("cuzk.r1cs.circom",)),
-    Target("vanilla", vanilla, S.vanilla, ("cuzk.circuits.vanilla", "cuzk.circuits.kinds", "cuzk.circuits.porep_vanilla",
-                                           "cuzk.circuits.post", "cuzk.circuits.snap", "cuzk.engine.synthetic")),
-    Target("config", config, S.config, ("cuzk.engine.config", "cuzk.engine.memory")),
-    Target("grpc_request", grpc_request, S.grpc_request, ("cuzk.server.convert", "cuzk.engine.registry",
-                                                          "cuzk.engine.workloads", "cuzk.engine.types")),
+    Target("r1cs", r1cs, S.r1cs, ("cuzk.formats.circom_r1cs", "cuzk.formats.iden3_sections", "cuzk.r1cs.compiled")),
+    Target("wtns", wtns, S.wtns, ("cuzk.formats.wtns", "cuzk.formats.iden3_sections")),
+    Target("vanilla", vanilla, S.vanilla, ("cuzk.formats.vanilla", "cuzk.circuits.kinds", "cuzk.circuits.porep_vanilla",
+                                           "cuzk.circuits.post", "cuzk.circuits.snap", "cuzk.engine.catalog.synthetic")),
+    Target("config", config, S.config, ("cuzk.engine.config", "cuzk.engine.resources.memory")),
+    Target("grpc_request", grpc_request, S.grpc_request, ("cuzk.server.convert", "cuzk.engine.catalog.registry",
+                                                          "cuzk.engine.catalog.workloads", "cuzk.engine.types")),
     Target("grpc_vk", grpc_vk, S.grpc_vk, ("cuzk.server.convert", "cuzk.groth16.verifier") + _CURVE),
 )}
 

@@ -11,9 +11,17 @@ MODE=${1:-full}
 OUT=${OUT:-/tmp/cuzk-out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONPATH=/tmp/site:. CUZK_CACHE_DIR=/tmp/cuzk-cache
-# CuPy's compiled kernels travel back under $OUT/cupy-cache; carry them in as .cupy-cache next time
+# CuPy's compiled kernels and the numba cache travel back as two archives under $OUT/cache (at most 8
+# files come back from $OUT, so no folders of many files); copy that folder to .gpu-cache here and
+# carry it next time: NVRTC takes 35-80 s cold
 export CUPY_CACHE_DIR=$PWD/.cupy-cache
-save_cache() { rm -rf "$OUT/cupy-cache"; cp -r "$CUPY_CACHE_DIR" "$OUT/cupy-cache" 2>/dev/null || true; }
+[ -f .gpu-cache/cupy-cache.tgz ] && tar -xzf .gpu-cache/cupy-cache.tgz
+[ -f .gpu-cache/cuzk-cache.tgz ] && tar -xzf .gpu-cache/cuzk-cache.tgz -C /
+save_cache() {
+  mkdir -p "$OUT/cache"
+  tar -czf "$OUT/cache/cupy-cache.tgz" .cupy-cache 2>/dev/null
+  tar -czf "$OUT/cache/cuzk-cache.tgz" /tmp/cuzk-cache 2>/dev/null
+}
 if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 fi
@@ -39,14 +47,14 @@ fi
 if [ "$MODE" = tables ]; then  # MSM window tables: conformance, then widths x sizes against the plain MSM
   [ -n "${NOTEST:-}" ] || timeout 200 python3 -m pytest -q -x -p no:cacheprovider tests/backend/test_gpu_tables.py tests/backend/test_gpu_kernels.py \
     -k "table or msm" 2>&1 | tail -8 | tee "$OUT/table_tests.txt"
-  timeout 240 python3 scripts/gpu_msm_variants.py --quick --tables ${TABLES:-8,16,20} "$OUT/msm_tables.json" ${LOGS:-20 22 24} \
+  timeout 240 python3 -m cuzk.bench.msm_variants --quick --tables ${TABLES:-8,16,20} "$OUT/msm_tables.json" ${LOGS:-20 22 24} \
     2>&1 | tee "$OUT/msm_tables.txt"
   save_cache; exit 0
 fi
 if [ "$MODE" = msm ]; then  # MSM only: conformance, stage breakdown, the kernel benchmark's MSM G1 rows
   timeout 150 python3 -m pytest -q -x -p no:cacheprovider tests/backend/test_msm.py tests/backend/test_gpu_kernels.py \
     -k "cuda or gpu" 2>&1 | tail -8 | tee "$OUT/msm_tests.txt"
-  timeout 120 python3 scripts/gpu_msm_variants.py --quick "$OUT/msm_stages.json" 22 24 2>&1 | tee "$OUT/msm_stages.txt"
+  timeout 120 python3 -m cuzk.bench.msm_variants --quick "$OUT/msm_stages.json" 22 24 2>&1 | tee "$OUT/msm_stages.txt"
   timeout 200 python3 - <<'PY' 2>&1 | tee "$OUT/bench_msm.txt"
 from cuzk.bench import kernels
 kernels.run("cuda", None, sizes={"msm_g1": [1 << 20, 1 << 22, 1 << 24, 1 << 26], "msm_g2": [1 << 20, 1 << 22]},
@@ -56,7 +64,7 @@ PY
 fi
 if [ "$MODE" = tune ]; then  # variants first: the 600 s call limit
   echo "== msm variants"
-  timeout 240 python3 scripts/gpu_msm_variants.py "$OUT/msm_variants.json" 22 24 2>&1 | tee "$OUT/msm_variants.txt"
+  timeout 240 python3 -m cuzk.bench.msm_variants "$OUT/msm_variants.json" 22 24 2>&1 | tee "$OUT/msm_variants.txt"
   timeout 240 python3 -m pytest -q -x -p no:cacheprovider tests/backend -k "cuda" -m "not slow" 2>&1 | tail -30 \
     | tee "$OUT/gpu_tests.txt"
   save_cache; exit 0

@@ -14,6 +14,8 @@ import numpy as np
 
 from cuzk.curve import Curve, get_curve
 
+from .timing import NullTimer
+
 
 def as_curve(curve: Curve | str) -> Curve:
     return curve if isinstance(curve, Curve) else get_curve(curve)
@@ -82,10 +84,14 @@ class Backend(ABC):
         return w
 
     def evaluate(self, circuit, w):
-        """(a, b, c) = (A w, B w, C w) of a CompiledCircuit, where `w` came from `witness`."""
-        from cuzk.r1cs.evaluation import evaluate
-
-        return evaluate(circuit, w)
+        """(a, b, c) = (A w, B w, C w), where `w` came from `witness`: the SpMV of
+        a compiled circuit's three CSR matrices (`circuit.matrices`, each with
+        indptr, cols, coeff_idx, over `circuit.coeff_table`, `circuit.curve` and
+        `circuit.num_vars` columns, as cuzk.r1cs.CompiledCircuit has them)."""
+        if w.shape[0] != circuit.num_vars:  # the kernel does not bounds-check columns
+            raise ValueError(f"witness has {w.shape[0]} variables, the circuit {circuit.num_vars}")
+        return tuple(self.spmv(circuit.curve, m.indptr, m.cols, m.coeff_idx, circuit.coeff_table, w)
+                     for m in circuit.matrices)
 
     def witness_scalars(self, curve: Curve | str, w):
         """Canonical MSM scalars of a Montgomery witness, in this backend's memory."""
@@ -98,6 +104,4 @@ class Backend(ABC):
     def phase_timer(self):
         """A timer for one proof's phases; the backend's own operations record
         their sub-phases into it until the next call. See timing.py."""
-        from .timing import NullTimer
-
         return NullTimer()

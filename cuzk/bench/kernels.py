@@ -15,7 +15,7 @@ import numpy as np
 from cuzk.backend import get_backend
 from cuzk.curve import get_curve
 
-from .report import median_ms, print_table, write_json
+from .report import event_median_ms, median_ms, print_table, write_json
 
 DEFAULT_PLAN = {
     "cpu": {"fr_mul": [1 << 20], "ntt": [1 << 16, 1 << 20], "msm_g1": [1 << 12, 1 << 16], "msm_g2": [1 << 12]},
@@ -64,7 +64,7 @@ class Arkworks:
 
     def __init__(self):
         try:
-            import py_arkworks_bls12381 as ark
+            import py_arkworks_bls12381 as ark  # optional (dev extra)
         except ImportError:
             ark = None
         self.ark = ark
@@ -96,9 +96,7 @@ def run(backend_name: str = "cpu", json_path: str | None = None, sizes: dict | N
     sync = getattr(backend, "synchronize", None)
     on_device = backend.name == "cuda"
     if on_device:
-        import cupy
-
-        from .report import event_median_ms
+        import cupy  # only on the GPU backend
 
         dev = cupy.asarray  # time kernels with inputs already on the device
 

@@ -26,6 +26,13 @@ import time
 import numpy as np
 
 from cuzk.backend import get_backend
+from cuzk.curve import get_curve
+from cuzk.groth16 import prover, setup
+from cuzk.groth16.keys import H_BELLPERSON, ProvingKey, VerifyingKey, density_vars
+from cuzk.groth16.setup import domain_size
+from cuzk.groth16.verifier import PreparedVerifyingKey, verify
+
+from .synth import sha256_case
 
 CURVE = "bls12_381"
 
@@ -33,18 +40,12 @@ CURVE = "bls12_381"
 def stamped_sha256(log_rows: int):
     """(compiled circuit, witness, compressions) with close to 2^log_rows constraint rows
     (the same stamped SHA-256 case `cuzk bench synth` times)."""
-    from .synth import sha256_case
-
     name, record, witness = sha256_case(log_rows)
     return record().compile(), witness(), int(name.rsplit("x", 1)[1])
 
 
 def random_key(cc, seed: int = 5):
     """A ProvingKey of cc's shape whose points are random (timing only)."""
-    from cuzk.curve import get_curve
-    from cuzk.groth16.keys import H_BELLPERSON, ProvingKey, VerifyingKey
-    from cuzk.groth16.setup import density_vars, domain_size
-
     curve = get_curve(cc.curve)
     rng = np.random.default_rng(seed)
     pool1, pool2 = curve.g1.random(1024, rng), curve.g2.random(256, rng)
@@ -66,17 +67,18 @@ def random_key(cc, seed: int = 5):
 
 def _backend(name: str, transfer: str):
     if name == "cuda":
-        from cuzk.backend.cuda import CudaBackend
+        from cuzk.backend.cuda import CudaBackend  # CuPy: only on a machine with a GPU
 
         return CudaBackend(transfer=transfer)
     return get_backend(name)
 
 
-def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=("pageable",), verify_up_to: int = 20,
+def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None, verify_up_to: int = 20,
         json_path: str | None = None, out=None, batch: int = 1) -> list[dict]:
+    """`transfers`: host-to-device modes to compare on the GPU (default pageable; the CPU has only pageable)."""
     out = out or sys.stdout
-    from cuzk.groth16 import prover, setup
-    from cuzk.groth16.verifier import PreparedVerifyingKey, verify
+    backend_name = get_backend(backend_name).name  # "auto": what it picks; BackendUnavailable: one line, exit 2
+    transfers = tuple(transfers or ("pageable",)) if backend_name == "cuda" else ("pageable",)
 
     records = []
     for log_rows in sizes:
@@ -136,7 +138,7 @@ def _prove_batch(prover, pk, w, cc, backend, batch: int):
 def _device_pool_bytes(backend) -> int:
     if backend.name != "cuda":
         return 0
-    import cupy as cp
+    import cupy as cp  # only on the GPU backend
 
     backend.synchronize()
     return int(cp.get_default_memory_pool().total_bytes())

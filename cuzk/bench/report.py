@@ -11,7 +11,7 @@ from typing import Callable
 
 def event_median_ms(fn: Callable[[], object], repeat: int = 5, warmup: int = 1) -> float:
     """Median time of `fn` in ms between CUDA events recorded around it, after `warmup` calls."""
-    import cupy as cp
+    import cupy as cp  # only on the GPU backend
 
     for _ in range(warmup):
         fn()

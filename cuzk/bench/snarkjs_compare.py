@@ -31,6 +31,8 @@ import sys
 import time
 from pathlib import Path
 
+from cuzk.formats.iden3_sections import scan_sections
+
 REPO = Path(__file__).resolve().parents[2]
 CURVES = {"bn128": "bn254", "bls12381": "bls12_381"}
 # Constraints per chain link: one Poseidon(2) (240 with --O2) + one square.
@@ -150,8 +152,6 @@ def build_circuit(tools: Tools, work: Path, curve: str, log_domain: int, ptau: P
 
 def constraints_of(r1cs: Path) -> int:
     """nConstraints from a circom .r1cs header (the sections are scanned, not read)."""
-    from cuzk.formats.iden3_sections import scan_sections
-
     with open(r1cs, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         off, _ = scan_sections(mm, b"r1cs", 1, str(r1cs), {1: "header"})[1]
         n8 = int.from_bytes(mm[off : off + 4], "little")

@@ -21,7 +21,16 @@ import sys
 import time
 from typing import Callable
 
+import numba
 import numpy as np
+
+from cuzk.circuits import get_kind
+from cuzk.field import fields_of
+from cuzk.formats.vanilla import generate_vanilla, parse_vanilla
+from cuzk.gadgets.poseidon.stamped import hash_template, hash_witness
+from cuzk.gadgets.sha256.stamped import compression_template, compression_witness, interface_bits
+from cuzk.r1cs import RecordingCS, WitnessCS, evaluate
+from cuzk.r1cs.evaluation import value_fractions
 
 from .report import print_table, write_json
 
@@ -36,15 +45,11 @@ COLUMNS = [
 
 
 def _threads() -> int:
-    import numba
-
     return int(numba.get_num_threads())
 
 
 def set_threads(n: int) -> None:
     """Kernel threads for this benchmark (0: numba's default, all cores)."""
-    import numba
-
     if n > 0:
         numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
 
@@ -65,9 +70,6 @@ def _median_timed(fn, repeat: int):
 
 def measure(name: str, record: Callable, witness: Callable, repeat: int = 3, extra: dict | None = None) -> dict:
     """record() -> RecordingCS (after synthesis); witness() -> w. Times both, compiles, runs SpMV."""
-    from cuzk.r1cs import evaluate
-    from cuzk.r1cs.evaluation import value_fractions
-
     cs, record_s, record_cpu = _timed(record)
     cc, compile_s, compile_cpu = _timed(cs.compile)
     del cs
@@ -99,9 +101,6 @@ def measure(name: str, record: Callable, witness: Callable, repeat: int = 3, ext
 
 
 def sha256_case(log2: int):
-    from cuzk.gadgets.sha256.stamped import compression_template, compression_witness, interface_bits
-    from cuzk.r1cs import RecordingCS, WitnessCS
-
     g = compression_template(CURVE)
     n = max(1, ((1 << log2) - 1) // g.num_constraints)
     rng = np.random.default_rng(log2)
@@ -124,10 +123,6 @@ def sha256_case(log2: int):
 
 
 def poseidon_case(log2: int, arity: int = 8):
-    from cuzk.field import fields_of
-    from cuzk.gadgets.poseidon.stamped import hash_template, hash_witness
-    from cuzk.r1cs import RecordingCS, WitnessCS
-
     g = hash_template(CURVE, arity)
     n = max(1, ((1 << log2) - 1) // g.num_constraints)
     x = fields_of(CURVE)[0].random(n * arity, np.random.default_rng(log2)).reshape(n, arity, 4)
@@ -166,16 +161,13 @@ def run_default(json_path: str | None = None, sizes=(16, 20), repeat: int = 3, o
 def run_kinds(kinds, preset: str, json_path: str | None = None, repeat: int = 3, seed: int = 1,
               out=None) -> list[dict]:
     out = out or sys.stdout
-    from cuzk.circuits import get_kind
-    from cuzk.r1cs import RecordingCS
-
     print(f"cuzk bench synth: preset {preset}, {_threads()} threads, median of {repeat} (partition 0)", file=out)
     records = []
     for name in kinds:
         kind = get_kind(name)
         counts, templates_s, _ = _timed(lambda: kind.counts(preset))  # records the templates (once per process)
-        vanilla, gen_s, gen_cpu = _timed(lambda: kind.generate_vanilla(preset, seed))
-        parsed = kind.parse(preset, vanilla)
+        vanilla, gen_s, gen_cpu = _timed(lambda: generate_vanilla(kind, preset, seed))
+        parsed = parse_vanilla(kind, preset, vanilla)
 
         def record():
             cs = RecordingCS(CURVE)

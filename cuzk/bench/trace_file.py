@@ -1,4 +1,4 @@
-"""Reading pipeline traces (JSON lines, format in cuzk/engine/trace.py) into runs.
+"""Reading pipeline traces (JSON lines, format in cuzk/engine/observe/trace.py) into runs.
 
 A file may hold several runs: each "meta" line starts one (its "run" field
 names it, e.g. a --compare mode), so traces of several daemons are simply

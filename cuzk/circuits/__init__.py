@@ -19,12 +19,14 @@ Engine API (everything the engine needs, per kind and preset):
     preset = preset_for(sector_size=..., registered_proof=...)   # tiny|small|medium|32g
     cc = kind.compile(preset)                # CompiledCircuit, cached in memory and on
                                              #   disk (<cuzk cache>/circuits/*.pce)
-    parsed = kind.parse(preset, vanilla)     # decode + check once per job (FormatError)
+    parsed = cuzk.formats.vanilla.parse_vanilla(kind, preset, data)   # the container bytes,
+                                             #   decoded + checked once per job (FormatError)
     w, public = kind.witness(preset, parsed, p)   # partition p: Montgomery w, public ints
     a, b, c = cuzk.r1cs.evaluate(cc, w)      # the SpMV half of synthesis
-    kind.witnesses(preset, vanilla)          # [(w, public)] for every partition
-    kind.public_inputs(preset, vanilla)      # [[int]] per partition, no witness work
-    kind.generate_vanilla(preset, seed)      # bytes (`cuzk bench gen-vanilla`)
+    kind.witnesses(preset, parsed)           # [(w, public)] for every partition
+    kind.public_inputs(preset, parsed)       # [[int]] per partition, no witness work
+    kind.make_vanilla(preset, seed)          # a valid Vanilla from random sector data
+                                             #   (as bytes: formats.vanilla.generate_vanilla)
     kind.counts(preset)                      # sizes without building (also large, 32g)
 
 Presets: tiny, small, medium, large, 32g (`PRESET_SHAPES`). large and 32g
@@ -35,8 +37,8 @@ Modules: kinds (registry, presets, compile cache), porep / porep_vanilla,
 post, snap (circuits and their inputs), counts (analytic sizes),
 wiring (stamping in any constraint-system mode), bit_templates /
 field_templates (the stamped building blocks), sdr (graph, labels),
-trees / sparse_tree (Merkle trees for the generators), vanilla (the
-container format), fr_bytes (node encodings).
+trees / sparse_tree (Merkle trees for the generators), fr_bytes (node
+encodings). The vanilla-proof container's byte layout is cuzk.formats.vanilla.
 """
 
 from .kinds import CIRCUITS_VERSION, KINDS, PRESET_SHAPES, PRESETS, CircuitKind, UnknownKind, Vanilla, get_kind, preset_for

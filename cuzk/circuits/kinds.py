@@ -77,7 +77,8 @@ class UnknownKind(CuzkError):
 
 @dataclass(frozen=True)
 class Vanilla:
-    """A decoded vanilla proof: the container's arrays (views into the bytes)."""
+    """A vanilla proof as named arrays (`cuzk.formats.vanilla` is its container
+    layout: decoded arrays are read-only views into the bytes)."""
 
     kind: str
     preset: str
@@ -98,8 +99,8 @@ class CircuitKind:
     description: str
     _synthesize: Callable
     _counts: Callable
-    _generate: Callable  # (shape, seed, preset) -> bytes
-    _decode: Callable  # (shape, preset, data) -> arrays
+    _generate: Callable  # (shape, seed) -> arrays
+    _expected: Callable  # shape -> {array name: shape, or (shape, dtype)}
     _partition: Callable  # (arrays, p) -> partition inputs
 
     curve = CURVE
@@ -132,40 +133,34 @@ class CircuitKind:
         return _compiled(self.name, preset)
 
     def cache_path(self, preset: str) -> Path:
-        from cuzk.field.jit import cache_dir
+        from cuzk.field.codegen import cache_dir
 
         shape = dataclasses.asdict(self.shape(preset))
         tag = hashlib.sha256(repr((self.name, sorted(shape.items()), CIRCUITS_VERSION)).encode()).hexdigest()[:12]
         return cache_dir().parent / "circuits" / f"{self.name}-{preset}-v{CIRCUITS_VERSION}-{tag}.pce"
 
     # ---- vanilla proofs -----------------------------------------------------------
-    def generate_vanilla(self, preset: str, seed: int | None = None) -> bytes:
-        """A valid vanilla proof from random sector data (seed None: fresh randomness)."""
-        if seed is None:
-            seed = int.from_bytes(np.random.default_rng().bytes(8), "little")
-        return self._generate(self.shape(preset), int(seed), preset)
+    def make_vanilla(self, preset: str, seed: int) -> Vanilla:
+        """A valid vanilla proof from random sector data (the same seed gives the same arrays)."""
+        return Vanilla(self.name, preset, self._generate(self.shape(preset), int(seed)))
 
-    def parse(self, preset: str, vanilla) -> Vanilla:
-        """Decode and check a container made for this kind and preset (FormatError if not)."""
-        if isinstance(vanilla, Vanilla):
-            return vanilla
-        return Vanilla(self.name, preset, self._decode(self.shape(preset), preset, vanilla))
+    def expected_arrays(self, preset: str) -> dict:
+        """The arrays a vanilla proof for `preset` carries: name -> shape, or (shape, dtype); dtype u1 if left out."""
+        return self._expected(self.shape(preset))
 
-    def partition_inputs(self, preset: str, vanilla, p: int):
+    def partition_inputs(self, preset: str, vanilla: Vanilla, p: int):
         if not 0 <= p < self.partitions:
             raise ValueError(f"{self.name}: partition {p} out of range (0..{self.partitions - 1})")
-        parsed = self.parse(preset, vanilla)
-        return self._partition(parsed.arrays, p)
+        return self._partition(vanilla.arrays, p)
 
-    def public_inputs(self, preset: str, vanilla) -> list[list[int]]:
+    def public_inputs(self, preset: str, vanilla: Vanilla) -> list[list[int]]:
         """Per partition, the public inputs (ONE excluded) a verifier needs."""
-        parsed = self.parse(preset, vanilla)
         try:
-            return [ints(self._partition(parsed.arrays, p).public_values()) for p in range(self.partitions)]
+            return [ints(self._partition(vanilla.arrays, p).public_values()) for p in range(self.partitions)]
         except ValueError as exc:
             raise FormatError(f"vanilla proof for {self.circuit_id(preset)}: {exc}") from None
 
-    def witness(self, preset: str, vanilla, p: int) -> tuple[np.ndarray, list[int]]:
+    def witness(self, preset: str, vanilla: Vanilla, p: int) -> tuple[np.ndarray, list[int]]:
         """(w, public inputs) of partition p: w = [1, inputs..., aux...] Montgomery."""
         from cuzk.r1cs import WitnessCS
 
@@ -178,32 +173,28 @@ class CircuitKind:
         w = cs.witness()
         return w, ints(w[1 : cs.num_inputs])
 
-    def witnesses(self, preset: str, vanilla) -> list[tuple[np.ndarray, list[int]]]:
-        parsed = self.parse(preset, vanilla)
-        return [self.witness(preset, parsed, p) for p in range(self.partitions)]
+    def witnesses(self, preset: str, vanilla: Vanilla) -> list[tuple[np.ndarray, list[int]]]:
+        return [self.witness(preset, vanilla, p) for p in range(self.partitions)]
 
 
 KINDS: dict[str, CircuitKind] = {
     "porep-c2-like": CircuitKind(
         "porep-c2-like", "POREP_SEAL_COMMIT", "NORMAL", True, 10,
         "PoRep C2 partition: SHA-256 comm_d paths, SDR-like labeling, Poseidon columns and trees",
-        porep.synthesize, counts_mod.porep, porep_vanilla.generate, porep_vanilla.decode, porep_vanilla.partition),
+        porep.synthesize, counts_mod.porep, porep_vanilla.generate, porep_vanilla.expected_arrays,
+        porep_vanilla.partition),
     "winning-post-like": CircuitKind(
         "winning-post-like", "WINNING_POST", "CRITICAL", False, 1,
         "WinningPoSt: one sector, 66 challenged leaves in tree_r_last, comm_r relation",
-        post.synthesize, counts_mod.post,
-        lambda shape, seed, preset: post.generate("winning-post-like", shape, seed, preset),
-        lambda shape, preset, data: post.decode("winning-post-like", shape, preset, data), post.partition),
+        post.synthesize, counts_mod.post, post.generate, post.expected_arrays, post.partition),
     "window-post-like": CircuitKind(
         "window-post-like", "WINDOW_POST_PARTITION", "HIGH", False, 1,
         "WindowPoSt partition: many sectors, 10 challenged leaves each, comm_r relations",
-        post.synthesize, counts_mod.post,
-        lambda shape, seed, preset: post.generate("window-post-like", shape, seed, preset),
-        lambda shape, preset, data: post.decode("window-post-like", shape, preset, data), post.partition),
+        post.synthesize, counts_mod.post, post.generate, post.expected_arrays, post.partition),
     "snap-like": CircuitKind(
         "snap-like", "SNAP_DEALS_UPDATE", "NORMAL", True, 16,
         "SnapDeals partition: SHA-256 data paths to apex leaves, old/new Poseidon replica paths, rho encoding",
-        snap.synthesize, counts_mod.snap, snap.generate, snap.decode, snap.partition),
+        snap.synthesize, counts_mod.snap, snap.generate, snap.expected_arrays, snap.partition),
 }
 
 _BY_PROOF_KIND = {k.proof_kind: k for k in KINDS.values()}
@@ -238,19 +229,19 @@ _compile_lock = threading.Lock()
 
 @functools.lru_cache(maxsize=None)
 def _compiled(name: str, preset: str):
-    from cuzk.r1cs import CompiledCircuit, RecordingCS
+    from cuzk.r1cs import RecordingCS, load_compiled, save_compiled
 
     kind = get_kind(name)
     path = kind.cache_path(preset)
     with _compile_lock:
         if path.exists():
             try:
-                return CompiledCircuit.load(path)
+                return load_compiled(path)
             except (FormatError, OSError, ValueError):
                 pass  # a damaged cache file: rebuild it
         cs = RecordingCS(CURVE)
         kind.synthesize(cs, preset)
         cc = cs.compile()
         path.parent.mkdir(parents=True, exist_ok=True)
-        cc.save(path)
+        save_compiled(cc, path)
         return cc

@@ -21,11 +21,9 @@ import numpy as np
 from cuzk.gadgets.poseidon.native import poseidon_hash
 
 from . import sdr, trees
-from . import vanilla as container
 from .fr_bytes import CURVE, fr, from_mont, random_nodes, to_mont
 from .porep import PorepPartition, PorepShape
 
-KIND = "porep-c2-like"
 SHARED = ("replica_id", "comm_d", "comm_r", "comm_c", "comm_r_last")
 
 
@@ -46,7 +44,7 @@ def expected_arrays(shape: PorepShape) -> dict:
     return spec
 
 
-def generate(shape: PorepShape, seed: int, preset: str = "") -> bytes:
+def generate(shape: PorepShape, seed: int) -> dict[str, np.ndarray]:
     """A valid vanilla proof from random data; only what the proof opens is
     materialized (`sdr.labels_for`, `sparse_tree`), so any preset is cheap."""
     rng = np.random.default_rng(seed)
@@ -85,11 +83,7 @@ def generate(shape: PorepShape, seed: int, preset: str = "") -> bytes:
         "replica_leaves": from_mont(replica),
         "replica_paths": from_mont(tree_r.paths(challenges)).reshape(P, C, d, 7, 32),
     }
-    return container.encode(KIND, preset, dataclasses.asdict(shape), arrays, seed=str(seed))
-
-
-def decode(shape: PorepShape, preset: str, data: bytes) -> dict[str, np.ndarray]:
-    return container.decode(data, KIND, preset, dataclasses.asdict(shape), expected_arrays(shape))
+    return arrays
 
 
 def partition(arrays: dict[str, np.ndarray], p: int) -> PorepPartition:

@@ -27,7 +27,6 @@ import numpy as np
 from cuzk.gadgets.poseidon.native import poseidon_hash
 
 from . import trees
-from . import vanilla as container
 from .fr_bytes import CURVE, from_mont, random_fr, small_to_mont, to_mont
 from .wiring import Nums, Synth
 
@@ -107,7 +106,7 @@ def expected_arrays(shape: PostShape) -> dict:
     }
 
 
-def generate(kind: str, shape: PostShape, seed: int, preset: str = "") -> bytes:
+def generate(shape: PostShape, seed: int) -> dict[str, np.ndarray]:
     """P x S sectors with K random challenges each; each sector's tree_r_last
     is materialized only along the challenged paths (`sparse_tree`)."""
     rng = np.random.default_rng(seed)
@@ -129,11 +128,7 @@ def generate(kind: str, shape: PostShape, seed: int, preset: str = "") -> bytes:
         "leaves": from_mont(leaves).reshape(P, S, K, 32),
         "paths": from_mont(forest.paths(glob)).reshape(P, S, K, d, 7, 32),
     }
-    return container.encode(kind, preset, dataclasses.asdict(shape), arrays, seed=str(seed))
-
-
-def decode(kind: str, shape: PostShape, preset: str, data: bytes) -> dict[str, np.ndarray]:
-    return container.decode(data, kind, preset, dataclasses.asdict(shape), expected_arrays(shape))
+    return arrays
 
 
 def partition(arrays: dict[str, np.ndarray], p: int) -> PostPartition:

@@ -47,13 +47,11 @@ from cuzk.gadgets.poseidon.native import poseidon_hash
 
 from . import field_templates as ft
 from . import trees
-from . import vanilla as container
 from .fr_bytes import CURVE, fr, from_mont, node_bits, random_fr, random_nodes, small_to_mont, to_mont
 from .wiring import Bits, Nums, Synth, cat_bits, cat_nums, kernels
 
 ARITY = 8
 PARTITION_BITS = 4
-KIND = "snap-like"
 SHARED = ("comm_r_old", "comm_d_new", "comm_r_new", "comm_c", "comm_r_last_old", "comm_r_last_new")
 
 
@@ -208,7 +206,7 @@ def rho_values(shape: SnapShape, phi: np.ndarray) -> np.ndarray:
     return poseidon_hash(CURVE, np.stack([np.repeat(phi[None], hs, 0), small_to_mont(np.arange(hs))], axis=1))
 
 
-def generate(shape: SnapShape, seed: int, preset: str = "") -> bytes:
+def generate(shape: SnapShape, seed: int) -> dict[str, np.ndarray]:
     """A valid update of a random sector: only challenged leaves are
     materialized below the apex level (`sparse_tree`); the apex region of
     the data tree (16 x 2^apex_bits nodes and above) is built densely."""
@@ -251,11 +249,7 @@ def generate(shape: SnapShape, seed: int, preset: str = "") -> bytes:
         "old_paths": from_mont(tree_old.paths(glob)).reshape(P, C, d, 7, 32),
         "new_paths": from_mont(tree_new.paths(glob)).reshape(P, C, d, 7, 32),
     }
-    return container.encode(KIND, preset, dataclasses.asdict(shape), arrays, seed=str(seed))
-
-
-def decode(shape: SnapShape, preset: str, data: bytes) -> dict[str, np.ndarray]:
-    return container.decode(data, KIND, preset, dataclasses.asdict(shape), expected_arrays(shape))
+    return arrays
 
 
 def partition(arrays: dict[str, np.ndarray], p: int) -> SnapPartition:

@@ -1,15 +1,48 @@
-"""`cuzk bench ...`: kernel, synthesis and proving benchmarks."""
+"""`cuzk bench ...`: the arguments of every benchmark; the benchmarks themselves are in cuzk.bench.
+
+    kernels | synth | prove                      in-process (cuzk.bench.kernels, synth, prove)
+    single | batch | stress | status | preload   against a running daemon (cuzk.bench.daemon_client)
+    batch --compare | --compare-gpus             on private daemons (cuzk.bench.pipeline_compare)
+    gen-vanilla                                  inputs of a built-in circuit (cuzk.bench.circuit_inputs)
+    report                                       PNGs and a summary of a --trace file (cuzk.bench.run_trace)
+
+Each handler imports its cuzk.bench module when its command runs: those load
+numba kernels, gRPC and matplotlib, which `cuzk --help` and the other
+commands should not wait for.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+
+from cuzk.circuits import KINDS, PRESETS
+from cuzk.errors import CuzkError
+from cuzk.user_dirs import cache_dir
+
+from .usage import help_and_usage_error
+
+PRIORITIES = ["low", "normal", "high", "critical"]
+MODULE_BENCHMARKS = ("snarkjs_compare", "cluster_scaling", "msm_vs_arkworks", "msm_variants")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    bench = sub.add_parser("bench", help="benchmarks (kernels, ...)", description="Benchmarks that print a table and write JSON.")
+    bench = sub.add_parser("bench", help="benchmarks (kernels, ...)", description="Benchmarks that print a table and "
+                           "write JSON.", epilog="Run as modules: " + ", ".join(f"python -m cuzk.bench.{m}"
+                                                                                 for m in MODULE_BENCHMARKS))
     bsub = bench.add_subparsers(dest="bench_command", metavar="BENCH")
-    bench.set_defaults(func=lambda a: bench.print_help())
+    bench.set_defaults(func=help_and_usage_error(bench))
+    _register_kernels(bsub)
+    _register_daemon(bsub)
+    _register_synth(bsub)
+    _register_prove(bsub)
+    _register_report(bsub)
 
+
+# ---- in-process benchmarks ---------------------------------------------------------------------
+
+
+def _register_kernels(bsub) -> None:
     k = bsub.add_parser("kernels", help="Fr mul, NTT and MSM timings, arkworks side by side",
                         description="Time Fr multiplication, NTT and MSM (G1, G2) on a backend. For BLS12-381 MSMs "
                         "py-arkworks-bls12381 runs on the same inputs in the same process and the ratio is printed.")
@@ -19,19 +52,233 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--repeat", type=int, default=5, help="timed repetitions per op (median reported)")
     k.set_defaults(func=_kernels)
 
-    from cuzk.cli.bench_daemon import register_daemon_bench
-    from cuzk.cli.bench_prove import register_prove
-    from cuzk.cli.bench_synth import register_synth
-    from cuzk.cli.bench_trace import register_report
-
-    register_daemon_bench(bsub)
-    register_synth(bsub)
-    register_prove(bsub)
-    register_report(bsub)
-
 
 def _kernels(args) -> int:
     from cuzk.bench import kernels
 
     kernels.run(args.backend, args.json, curves=tuple(args.curve or ("bls12_381", "bn254")), repeat=args.repeat)
     return 0
+
+
+def _register_synth(bsub) -> None:
+    s = bsub.add_parser("synth", help="synthesis (witness + SpMV) timings: stamped gadgets or workload circuits",
+                        description="Without --kind: stamped SHA-256 compressions and Poseidon hashes at 2^16 and "
+                        "2^20 constraints. With --kind/--preset: the workload circuits (cuzk.circuits), one "
+                        "partition, including vanilla-proof generation and aux 0/1/other fractions.")
+    s.add_argument("--kind", action="append", choices=list(KINDS) + ["all"], help="workload kind (repeatable; 'all')")
+    s.add_argument("--preset", default="medium", choices=list(PRESETS), help="preset with --kind (default medium)")
+    s.add_argument("--sizes", default="16,20", help="without --kind: log2 sizes (default 16,20)")
+    s.add_argument("--repeat", type=int, default=3, help="timed repetitions (median; default 3)")
+    s.add_argument("--seed", type=int, default=1, help="vanilla-proof seed with --kind (default 1)")
+    s.add_argument("--threads", type=int, default=0, help="kernel threads (default 0: all cores); on a shared "
+                   "machine 1 avoids stalls of parallel regions whose workers are descheduled")
+    s.add_argument("--json", metavar="FILE", help="write the records as JSON")
+    s.set_defaults(func=_synth)
+
+
+def _synth(args) -> int:
+    from cuzk.bench import synth
+
+    synth.set_threads(args.threads)
+    if args.kind:
+        kinds = list(KINDS) if "all" in args.kind else list(dict.fromkeys(args.kind))
+        synth.run_kinds(kinds, args.preset, args.json, repeat=args.repeat, seed=args.seed)
+    else:
+        try:
+            sizes = tuple(int(x) for x in args.sizes.split(",") if x)
+        except ValueError:
+            raise CuzkError(f"--sizes: expected comma-separated integers, got {args.sizes!r}") from None
+        synth.run_default(args.json, sizes=sizes, repeat=args.repeat)
+    return 0
+
+
+def _log_sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--sizes takes log2 row counts like 20,22,24, not {text!r}") from None
+    if not sizes or any(not 6 <= s <= 27 for s in sizes):
+        raise argparse.ArgumentTypeError("--sizes: each log2 row count must be between 6 and 27")
+    return sizes
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return n
+
+
+def _register_prove(bsub) -> None:
+    p = bsub.add_parser(
+        "prove", help="Groth16 proofs of a stamped SHA-256 workload, per-phase timings",
+        description="Prove a stamped SHA-256 circuit of about 2^k constraints with setup-generated keys (proofs "
+        "verified) up to --verify-up-to, random keys of the same shape above it (timed only). Prints the median "
+        "wall time and every phase (CUDA-event timings on the GPU) after one warm-up proof.")
+    p.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"], help="compute backend (default auto)")
+    p.add_argument("--sizes", type=_log_sizes, default=[16], metavar="K,K,...", help="log2 constraint counts (default 16)")
+    p.add_argument("--repeat", type=_positive, default=5,
+                   help="timed proofs (batches with --batch) per case (median reported; default 5)")
+    p.add_argument("--transfer", action="append", choices=["pageable", "pinned"],
+                   help="host-to-device transfer mode(s) to compare (GPU only; default pageable)")
+    p.add_argument("--batch", type=_positive, default=1, metavar="K",
+                   help="prove K jobs of the same size per prove_batch call and report ms per proof; on the GPU the "
+                        "next job's witness uploads while the current proof runs (default 1: one proof at a time)")
+    p.add_argument("--verify-up-to", type=int, default=20, metavar="K",
+                   help="largest size proved with a real setup and verified (default 20)")
+    p.add_argument("--json", metavar="FILE", help="write the records as JSON")
+    p.set_defaults(func=_prove)
+
+
+def _prove(args) -> int:
+    from cuzk.bench import prove
+
+    prove.run(args.backend, sizes=args.sizes, repeat=args.repeat, transfers=args.transfer,
+              verify_up_to=args.verify_up_to, json_path=args.json, batch=args.batch)
+    return 0
+
+
+# ---- against a daemon ----------------------------------------------------------------------------
+
+
+def _addr_parser():
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--addr", default=os.environ.get("CUZK_ADDR", ""),
+                   help="daemon address: unix:PATH or host:port (default $CUZK_ADDR, else the default socket)")
+    p.add_argument("--token", default=os.environ.get("CUZK_TOKEN", ""),
+                   help="the daemon's bearer token (default $CUZK_TOKEN; required by TCP daemons)")
+    p.add_argument("--tls-ca", metavar="PEM", default=os.environ.get("CUZK_TLS_CA", ""),
+                   help="connect with TLS, trusting this CA / self-signed certificate (default $CUZK_TLS_CA)")
+    return p
+
+
+def _kind_parser():
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--kind", default="winning-post-like",
+                   help="circuit id, or kind / proof kind name with --preset (default winning-post-like); "
+                   "stress takes a comma-separated list")
+    p.add_argument("--preset", default="tiny", choices=list(PRESETS), help="preset (default tiny)")
+    return p
+
+
+def _common_parser():
+    p = argparse.ArgumentParser(add_help=False, parents=[_addr_parser(), _kind_parser()])
+    p.add_argument("--count", type=int, default=0, help="number of proofs (default 1; batch: 4)")
+    p.add_argument("--priority", choices=PRIORITIES, help="job priority (default: the kind's)")
+    p.add_argument("--vanilla", metavar="FILE", help="inputs: JSON array of base64 strings, or one raw input")
+    p.add_argument("--no-verify", action="store_true", help="do not verify the proofs")
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    p.add_argument("--trace", metavar="FILE", help="write the daemon's pipeline trace of the run (JSON lines; "
+                   "plot it with `cuzk bench report FILE`; --compare: one run per mode)")
+    return p
+
+
+def _register_daemon(bsub) -> None:
+    common = _common_parser()
+    s = bsub.add_parser("single", parents=[common], help="prove one job on a running daemon",
+                        description="Send one Prove request; print its status, phase timings and proof; verify it.")
+    s.add_argument("--request-id", default="", help="request_id (idempotency key)")
+    s.set_defaults(func=_single)
+
+    b = bsub.add_parser("batch", parents=[common], help="N proofs at once; throughput (--compare: 3 pipeline modes)",
+                        description="Submit --count proofs at once, await them all, report per-proof timings and "
+                        "throughput. With --compare, start three private daemons (sequential, pipelined, "
+                        "pipelined + batched) and run the same proofs through each, printing throughput ratios.")
+    b.add_argument("--compare", action="store_true", help="run sequential / pipelined / pipelined+batched daemons")
+    b.add_argument("--compare-gpus", action="store_true",
+                   help="run the same proofs on a daemon using GPU 0 and on one using every GPU; print the ratio")
+    b.add_argument("--batch-size", type=int, default=0, help="--compare: max_batch_size of the batched mode "
+                   "(default min(count, 4))")
+    b.add_argument("--synthesis-threads", type=int, default=1, help="--compare: synthesis workers (default 1)")
+    b.add_argument("--prover-threads", type=int, default=1, help="--compare: kernel threads of the CPU prover "
+                   "(default 1; 0 = all cores)")
+    b.add_argument("--state-dir", help="--compare: where the daemons keep parameters (default "
+                   f"{cache_dir() / 'bench'}, from $XDG_CACHE_HOME)")
+    b.add_argument("--rounds", type=int, default=3, help="--compare: rounds, modes alternating (default 3)")
+    b.set_defaults(func=_batch)
+
+    st = bsub.add_parser("stress", parents=[common], help="keep N jobs of mixed kinds in flight for a while",
+                         description="Keep --concurrency jobs in flight, cycling through the --kind values "
+                         "(comma-separated), for --duration seconds or --count jobs; report per-kind latency.")
+    st.add_argument("--duration", type=float, default=60.0, help="seconds to run (default 60; --count stops earlier)")
+    st.add_argument("--concurrency", type=int, default=4, help="jobs in flight (default 4)")
+    st.set_defaults(func=_stress)
+
+    bsub.add_parser("status", parents=[_addr_parser()], help="daemon status",
+                    description="Print devices, parameter tiers, queues and totals.").set_defaults(func=_status)
+    p = bsub.add_parser("preload", parents=[_addr_parser(), _kind_parser()], help="load a circuit's parameters",
+                        description="PreloadSRS: load the circuit's parameters into the hot tier.")
+    p.set_defaults(func=_preload)
+    g = bsub.add_parser("gen-vanilla", parents=[_kind_parser()], help="write vanilla proofs for a built-in circuit",
+                        description="Generate random sector data, its trees and labels, and write the vanilla "
+                        "proof (private and public inputs) of a built-in circuit: with --count 1 the raw bytes "
+                        "SubmitProof's vanilla_proof carries (formats: README, cuzk.formats.vanilla); with "
+                        "--count N a JSON array of N base64 strings (cuzk-bench's --vanilla format).")
+    g.add_argument("--count", type=int, default=1, help="how many (default 1)")
+    g.add_argument("-o", "--out", "--output", dest="out", required=True, help="output file")
+    g.add_argument("--seed", type=int, help="generator seed (default: random); input i uses seed + i")
+    g.set_defaults(func=_gen_vanilla)
+
+
+def _single(args) -> int:
+    from cuzk.bench import daemon_client
+
+    return daemon_client.single(args)
+
+
+def _batch(args) -> int:
+    if args.compare or args.compare_gpus:
+        from cuzk.bench import pipeline_compare
+
+        return pipeline_compare.run_compare(args, args.count or 4, gpus=args.compare_gpus)
+    from cuzk.bench import daemon_client
+
+    return daemon_client.batch(args)
+
+
+def _stress(args) -> int:
+    from cuzk.bench import daemon_client
+
+    return daemon_client.stress(args)
+
+
+def _status(args) -> int:
+    from cuzk.bench import daemon_client
+
+    return daemon_client.status(args)
+
+
+def _preload(args) -> int:
+    from cuzk.bench import daemon_client
+
+    return daemon_client.preload(args)
+
+
+def _gen_vanilla(args) -> int:
+    from cuzk.bench import circuit_inputs
+
+    return circuit_inputs.gen_vanilla(args)
+
+
+# ---- traces --------------------------------------------------------------------------------------
+
+
+def _register_report(bsub) -> None:
+    r = bsub.add_parser("report", help="PNG plots and a summary of a pipeline trace",
+                        description="Read a trace written by --trace (cuzk bench single|batch|stress|demo) and "
+                        "write timeline.png (one lane per synthesis and prover worker, jobs coloured, idle gaps "
+                        "blank; --compare runs side by side), phases.png (time per stage per circuit), "
+                        "throughput.png (proofs/min and worker busy fraction over time), memory.png (working "
+                        "memory against the budget) and summary.txt (busy %, critical path, limiting stage).")
+    r.add_argument("trace", metavar="TRACE", help="trace file (JSON lines)")
+    r.add_argument("--out", default="cuzk-report", help="output directory (default ./cuzk-report)")
+    r.set_defaults(func=_report)
+
+
+def _report(args) -> int:
+    from cuzk.bench import run_trace
+
+    return run_trace.report(args.trace, args.out)

@@ -55,9 +55,10 @@ def _percent(x: float) -> str:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    from cuzk.r1cs.circom import read_r1cs, read_wtns, witness_for
-    from cuzk.r1cs.compiled import CompiledCircuit
-    from cuzk.r1cs.evaluation import check_satisfied, value_fractions
+    from cuzk.formats.circom_r1cs import read_r1cs, witness_for
+    from cuzk.formats.wtns import read_wtns
+    from cuzk.r1cs import load_compiled
+    from cuzk.r1cs.evaluation import value_fractions
 
     if args.wtns and not args.r1cs:
         raise CuzkError("--wtns needs --r1cs")
@@ -71,7 +72,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         cc, w = _workload(args)
     else:
         r1cs = None
-        cc = _guard(CompiledCircuit.load, args.pce, verify=args.verify)
+        cc = _guard(load_compiled, args.pce, verify=args.verify)
     load_s = time.perf_counter() - t0
     if args.wtns:
         w = witness_for(r1cs, _guard(read_wtns, args.wtns))
@@ -101,27 +102,39 @@ def cmd_info(args: argparse.Namespace) -> int:
         return 0
     zero, one, other = value_fractions(cc.fr, w[cc.num_inputs :])
     out(f"aux values: zero {_percent(zero)}, one {_percent(one)}, other {_percent(other)}\n")
-    bad = check_satisfied(cc, w)
-    if bad is None:
+    failing = first_failing_row(cc, w)
+    if failing is None:
         out("satisfied: yes\n")
         return 0
-    what = f"constraint {bad}" if bad < cc.num_constraints else f"input row {bad - cc.num_constraints}"
-    out(f"satisfied: no (first failing: {what})\n")
+    out(f"satisfied: no (first failing: {failing})\n")
     return 1
+
+
+def first_failing_row(cc, w) -> str | None:
+    """None when w satisfies every row of cc (a.w * b.w == c.w over Fr), else the first
+    failing one: "constraint N" (N counts from 0), or "input row N" for the rows
+    that bind the public inputs. `cuzk prove` refuses a witness with this check too."""
+    from cuzk.r1cs.evaluation import check_satisfied  # numba kernels: loaded when a command runs, not for --help
+
+    bad = check_satisfied(cc, w)
+    if bad is None:
+        return None
+    return f"constraint {bad}" if bad < cc.num_constraints else f"input row {bad - cc.num_constraints}"
 
 
 def _workload(args):
     """(compiled circuit, witness of one partition) of a workload kind."""
     from cuzk.circuits import get_kind
+    from cuzk.formats.vanilla import parse_vanilla
 
     kind = get_kind(args.kind)
     cc = kind.compile(args.preset)
     if args.vanilla:
         from pathlib import Path
 
-        vanilla = _guard(Path(args.vanilla).read_bytes)
+        vanilla = parse_vanilla(kind, args.preset, _guard(Path(args.vanilla).read_bytes))
     else:
-        vanilla = kind.generate_vanilla(args.preset, args.seed)
+        vanilla = kind.make_vanilla(args.preset, args.seed)
     if not 0 <= args.partition < kind.partitions:
         raise CuzkError(f"--partition: {kind.name} has partitions 0..{kind.partitions - 1}")
     w, _ = kind.witness(args.preset, vanilla, args.partition)
@@ -131,12 +144,13 @@ def _workload(args):
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    from cuzk.r1cs.circom import read_r1cs
+    from cuzk.formats.circom_r1cs import read_r1cs
+    from cuzk.r1cs import save_compiled
 
     t0 = time.perf_counter()
     r1cs = _guard(read_r1cs, args.r1cs)
     cc = r1cs.circuit
-    _guard(cc.save, args.out)
+    _guard(save_compiled, cc, args.out)
     print(f"wrote {args.out}: {cc.curve}, {cc.num_constraints} constraints, {cc.nbytes} bytes of arrays "
           f"({cc.bytes_per_constraint():.1f} per constraint), id {cc.id[:16]}, {time.perf_counter() - t0:.2f} s")
     return 0

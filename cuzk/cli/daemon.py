@@ -5,7 +5,9 @@
 
 The daemon serves cuzk.v1.ProvingEngine on a unix socket (default
 <state_dir>/cuzk.sock, mode 0600) or TCP (only with daemon.auth_token[_file];
-TLS with daemon.tls_cert/tls_key). Accepted jobs are journaled in
+TLS with daemon.tls_cert/tls_key). daemon.metrics_listen serves Prometheus
+metrics over HTTP (on localhost unless it names a host; with the daemon's
+bearer token when one is set). Accepted jobs are journaled in
 <state_dir>/jobs.sqlite3: after a crash the daemon resumes them. SIGTERM or SIGINT: stop accepting jobs,
 finish the running ones, exit 0 (1 if the drain timed out); a second signal
 exits at once.
@@ -20,6 +22,7 @@ import signal
 import sys
 import threading
 
+from cuzk.user_dirs import cache_dir
 
 log = logging.getLogger("cuzk.daemon")
 
@@ -45,7 +48,7 @@ def register(sub) -> None:
     m.add_argument("--preset", default="tiny", choices=["tiny", "small", "medium"], help="preset (default tiny)")
     m.add_argument("--count", type=int, default=3, help="jobs per kind (default 3)")
     m.add_argument("--state-dir", metavar="DIR", help="daemon state dir (default: a temporary one, params cached "
-                   "under ~/.cache/cuzk/demo-params)")
+                   f"under {cache_dir() / 'demo-params'}, from $XDG_CACHE_HOME)")
     m.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     m.add_argument("--trace", metavar="FILE", help="also write the daemon's pipeline trace (JSON lines; plot it "
                    "with `cuzk bench report FILE`)")
@@ -56,16 +59,28 @@ def register(sub) -> None:
 
 
 def load_config(args):
+    """The config file with the flags applied, validated; errors name the file and section.key
+    (or the flag)."""
+    # engine config and prometheus_client: loaded when the daemon starts, not for `cuzk --help`
     from cuzk.engine import config as cfgmod
+    from cuzk.engine.observe.metrics import metrics_address
+    from cuzk.server.address import AddressError, parse as parse_address
 
     cfg = cfgmod.load(args.config) if args.config else cfgmod.EngineConfig()
     if args.listen:
+        try:
+            parse_address(args.listen)
+        except AddressError as exc:
+            raise cfgmod.ConfigError(f"--listen: {exc}") from None
         cfg.daemon.listen = args.listen
     if args.state_dir:
         cfg.daemon.state_dir = args.state_dir
     if args.log_level:
         cfg.logging.level = args.log_level
-    return cfg.validate()
+    return cfg.validate({
+        "daemon.listen": lambda v: v and parse_address(v),
+        "daemon.metrics_listen": lambda v: v and metrics_address(v),
+    })
 
 
 class JsonFormatter(logging.Formatter):
@@ -120,14 +135,14 @@ def serve(cfg, ray_address: str | None = None) -> int:
     cfg.state_dir().mkdir(parents=True, exist_ok=True)
     store = None
     if cfg.daemon.journal and not ray_address:
-        from cuzk.engine.job_store import JournalingJobStore
-        from cuzk.engine.journal import Journal
+        from cuzk.engine.jobs.store import JournalingJobStore
+        from cuzk.engine.jobs.journal import Journal
 
         store = JournalingJobStore(Journal(cfg.state_dir(), cfg.job_retention_s(), cfg.daemon.max_finished_jobs),
                                    cfg.job_retention_s(), cfg.daemon.max_finished_jobs)
     engine = Engine(cfg, store=store) if not ray_address else _cluster_front(cfg, ray_address)
     if os.environ.get("CUZK_FAULTS") and not ray_address:
-        from cuzk.engine import faults
+        from cuzk.engine.pipeline import faults
 
         engine.fault_injector = faults.parse(os.environ["CUZK_FAULTS"])
         log.warning("fault injection active (CUZK_FAULTS=%s): for tests only", os.environ["CUZK_FAULTS"])
@@ -142,8 +157,11 @@ def serve(cfg, ray_address: str | None = None) -> int:
         raise
     http = None
     if cfg.daemon.metrics_listen:
-        http = engine.metrics.serve(cfg.daemon.metrics_listen)
-        log.info("metrics over HTTP at http://%s/metrics", cfg.daemon.metrics_listen)
+        token = cfg.auth_token()
+        http = engine.metrics.serve(cfg.daemon.metrics_listen, token)
+        host, port = http.server_address[:2]
+        log.info("metrics over HTTP at http://%s:%d/metrics (%s)", host, port,
+                 "bearer token required" if token else "no token: anyone who reaches the port reads them")
     log.info("cuzk daemon ready (pid %d)", os.getpid())
     while not stop.wait(1.0):
         pass
@@ -170,6 +188,6 @@ def _cluster_front(cfg, ray_address: str):
 
 
 def cmd_demo(args) -> int:
-    from cuzk.cli import bench_compare
+    from cuzk.bench import demo
 
-    return bench_compare.run_demo(args.preset, args.count, args.state_dir, args.json, args.trace)
+    return demo.run(args.preset, args.count, args.state_dir, args.json, args.trace)

@@ -1,9 +1,18 @@
 """`cuzk prove`: a Groth16 proof from a snarkjs .zkey and a circom .wtns.
 
-    cuzk prove --zkey Z --wtns W --proof PROOF.json --public PUBLIC.json [--backend auto|cpu|cuda]
+    cuzk prove --zkey Z --wtns W --proof PROOF.json --public PUBLIC.json [--r1cs C.r1cs | --no-check]
+               [--backend auto|cpu|cuda]
 
 Writes snarkjs-compatible proof.json and public.json (`snarkjs groth16
 verify` accepts them) and prints per-phase timings on stderr.
+
+Before proving, the witness is checked against the circuit (a.w * b.w ==
+c.w on every row, the check `cuzk circuit info --wtns` makes): a witness
+that does not satisfy it gives a proof no verifier accepts, so it is
+refused with exit 1, naming the first failing constraint, and nothing is
+written. A .zkey holds only A and B, so the check reads the circuit's
+.r1cs: --r1cs, else the one beside the key with its name (circuit.zkey ->
+circuit.r1cs, circom's and snarkjs's naming). --no-check proves unchecked.
 """
 
 from __future__ import annotations
@@ -11,20 +20,32 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
-from cuzk.errors import CuzkError
+from cuzk.errors import CuzkError, FormatError
+
+from .circuit import first_failing_row
+
+EXIT_UNSATISFIED = 1
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "prove", help="prove from a snarkjs .zkey and a circom .wtns",
         description="Make a Groth16 proof from a snarkjs proving key (.zkey) and a circom witness (.wtns); "
-        "writes snarkjs-compatible proof.json and public.json. Per-phase timings go to stderr.",
+        "writes snarkjs-compatible proof.json and public.json. The witness is first checked against the "
+        "circuit (.r1cs): one that does not satisfy it is refused with exit 1, naming the first failing "
+        "constraint. Per-phase timings go to stderr.",
     )
     p.add_argument("--zkey", required=True, help="snarkjs Groth16 proving key (.zkey)")
     p.add_argument("--wtns", required=True, help="circom witness (.wtns) for the key's circuit")
     p.add_argument("--proof", required=True, metavar="PROOF.json", help="output: proof (snarkjs proof.json)")
     p.add_argument("--public", required=True, metavar="PUBLIC.json", help="output: public signals (snarkjs public.json)")
+    check = p.add_mutually_exclusive_group()
+    check.add_argument("--r1cs", metavar="CIRCUIT.r1cs", help="the circuit to check the witness against "
+                       "(default: the .r1cs beside the key with its name)")
+    check.add_argument("--no-check", action="store_true", help="prove without checking that the witness "
+                       "satisfies the circuit")
     p.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"], help="compute backend (default auto)")
     p.add_argument("--verbose", "-v", action="store_true", help="also print sizes and the backend")
     p.add_argument("--quiet", "-q", action="store_true", help="print no timings")
@@ -42,24 +63,61 @@ class _Phases:
         self._t = now
 
 
+def _guard(fn, *args):
+    try:
+        return fn(*args)
+    except OSError as exc:
+        raise CuzkError(f"{exc.filename or ''}: {exc.strerror or exc}") from None
+
+
+def circuit_path(args: argparse.Namespace) -> Path:
+    """--r1cs, else <key's folder>/<key's name>.r1cs; CuzkError when that is absent."""
+    if args.r1cs:
+        return Path(args.r1cs)
+    beside = Path(args.zkey).with_suffix(".r1cs")
+    if not beside.is_file():
+        raise CuzkError(f"{beside}: no such file: the witness is checked against the circuit's .r1cs "
+                        "(a .zkey has no C matrix); give it with --r1cs, or prove unchecked with --no-check")
+    return beside
+
+
+def unsatisfied(zkey, wtns, args: argparse.Namespace) -> str | None:
+    """The first row of the circuit that the witness fails (see `first_failing_row`), or None."""
+    from cuzk.formats.circom_r1cs import read_r1cs, witness_for  # numba kernels: loaded when proving
+
+    path = circuit_path(args)
+    r1cs = _guard(read_r1cs, path)
+    w = witness_for(r1cs, wtns)
+    rows = r1cs.n_constraints + zkey.num_inputs
+    if r1cs.curve != zkey.curve.name or rows != zkey.matrices.num_rows:
+        raise FormatError(f"{path}: {r1cs.n_constraints} constraints over {r1cs.curve}, but the key {zkey.path} "
+                          f"is for {zkey.matrices.num_rows - zkey.num_inputs} over {zkey.curve.name}: "
+                          "not the key's circuit")
+    return first_failing_row(r1cs.circuit, w)
+
+
 def cmd_prove(args: argparse.Namespace) -> int:
     from cuzk.backend import get_backend
     from cuzk.formats.snarkjs_json import write_proof, write_public
+    from cuzk.formats.wtns import read_wtns
     from cuzk.formats.zkey import read_zkey
     from cuzk.groth16.prover import prove
-    from cuzk.r1cs.circom import read_wtns
 
     t0 = time.perf_counter()
     ph = _Phases()
     backend = get_backend(args.backend)
-    try:
-        zkey = read_zkey(args.zkey)
-        wtns = read_wtns(args.wtns)
-    except OSError as exc:
-        raise CuzkError(f"{exc.filename or ''}: {exc.strerror or exc}") from None
+    zkey = _guard(read_zkey, args.zkey)
+    wtns = _guard(read_wtns, args.wtns)
     zkey.check_witness(wtns.curve, len(wtns), str(args.wtns))
     w = wtns.values
     ph.lap("read")
+    if not args.no_check:
+        failing = unsatisfied(zkey, wtns, args)
+        if failing is not None:
+            print(f"cuzk: error: {args.wtns}: the witness does not satisfy the circuit (first failing: {failing}); "
+                  "no proof written (--no-check proves it anyway)", file=sys.stderr)
+            return EXIT_UNSATISFIED
+        ph.lap("check")
     a, b, c = zkey.row_evaluations(w, backend)
     ph.lap("abc")
     rows = zkey.matrices.num_rows
@@ -69,11 +127,8 @@ def cmd_prove(args: argparse.Namespace) -> int:
     ph.lap("bases")
     proof = prove(pk, w, (a, b, c), backend=backend)
     ph.lap("prove")
-    try:
-        write_proof(args.proof, proof)
-        write_public(args.public, zkey.public_signals(w))
-    except OSError as exc:
-        raise CuzkError(f"{exc.filename or ''}: {exc.strerror or exc}") from None
+    _guard(write_proof, args.proof, proof)
+    _guard(write_public, args.public, zkey.public_signals(w))
     ph.lap("write")
     zkey.close()
     total = (time.perf_counter() - t0) * 1e3

@@ -1,23 +1,42 @@
-"""`cuzk setup`: Groth16 parameters for a circuit, in bellperson's layout."""
+"""`cuzk setup`: fresh Groth16 keys for a circuit, as bellperson .params/.vk or a snarkjs .zkey."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
+from pathlib import Path
 
 from cuzk.errors import CuzkError
 
+DESCRIPTION = """\
+Generate random Groth16 keys for a circuit, in one of two layouts:
+
+  --params P --vk V     bellperson's .params/.vk (BLS12-381 only: that layout has no BN254
+                        form), for a circom .r1cs or a compiled circuit (.pce)
+  --zkey Z              a snarkjs Groth16 .zkey for a circom .r1cs (BN254 or BLS12-381, as
+                        the .r1cs file's prime says), with its verification_key.json;
+                        snarkjs (groth16 prove, zkey export verificationkey), rapidsnark and
+                        `cuzk prove --zkey` prove with it
+
+This is a SINGLE-PARTY setup, for tests, benchmarks and private use, not a ceremony: the
+toxic waste (tau, alpha, beta, gamma, delta) is drawn from the OS CSPRNG and dropped when the
+command exits, but nobody else can check that, so whoever ran it could forge proofs. Keys
+that others must trust need a multi-party ceremony (snarkjs powersoftau + zkey contribute).
+"""
+
 
 def register(sub) -> None:
-    p = sub.add_parser("setup", help="generate Groth16 parameters (.params, .vk) for a circuit",
-                       description="Generate random Groth16 parameters (from the OS CSPRNG) for a circom .r1cs "
-                       "or a compiled circuit (.pce) and write them in bellperson's .params/.vk layout "
-                       "(BLS12-381 only: that layout has no BN254 form).")
+    p = sub.add_parser("setup", help="generate single-party Groth16 keys (.params/.vk or a snarkjs .zkey)",
+                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--r1cs", help="circom .r1cs file")
-    src.add_argument("--pce", help="compiled circuit (.pce)")
-    p.add_argument("--params", required=True, help="output .params file")
-    p.add_argument("--vk", required=True, help="output .vk file")
+    src.add_argument("--pce", help="compiled circuit (.pce); bellperson layout only")
+    p.add_argument("--params", help="output bellperson .params file (with --vk)")
+    p.add_argument("--vk", help="output bellperson .vk file (with --params)")
+    p.add_argument("--zkey", help="output snarkjs .zkey file (with --r1cs)")
+    p.add_argument("--vk-json", help="output snarkjs verification_key.json for the --zkey "
+                   "(default: the .zkey path with its suffix replaced by .vk.json)")
     p.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"])
     p.set_defaults(func=run)
 
@@ -26,7 +45,7 @@ def load_circuit(r1cs: str | None, pce: str | None):
     """A CompiledCircuit from either source (errors are the project's own)."""
     try:
         if r1cs:
-            from cuzk.r1cs.circom import read_r1cs
+            from cuzk.formats.circom_r1cs import read_r1cs
 
             return read_r1cs(r1cs).circuit
         from cuzk.r1cs.compiled import CompiledCircuit
@@ -36,20 +55,60 @@ def load_circuit(r1cs: str | None, pce: str | None):
         raise CuzkError(f"{r1cs or pce}: {exc.strerror}") from None
 
 
+def default_vk_json(zkey: str) -> Path:
+    return Path(zkey).with_suffix(".vk.json")
+
+
+def _check_outputs(args) -> None:
+    if args.zkey:
+        if args.params or args.vk:
+            raise CuzkError("setup: give either --zkey or --params/--vk (each makes its own, independent key)")
+        if not args.r1cs:
+            raise CuzkError("setup: --zkey needs a circom --r1cs (a snarkjs witness follows circom's wire order)")
+    elif args.vk_json:
+        raise CuzkError("setup: --vk-json goes with --zkey")
+    elif not (args.params and args.vk):
+        raise CuzkError("setup: give --zkey OUT.zkey, or both --params and --vk")
+
+
 def run(args) -> int:
+    _check_outputs(args)
+    # the layers below compile numba kernels on import: loaded only once a command runs
     from cuzk.backend import get_backend
+
+    circuit = load_circuit(args.r1cs, args.pce)
+    backend = get_backend(args.backend)
+    t0 = time.perf_counter()
+    print(f"setup: {circuit.curve}, {circuit.num_constraints:,} constraints, {circuit.num_inputs} inputs, "
+          f"{circuit.num_aux:,} aux variables (single-party: for tests and private use)", file=sys.stderr)
+    if args.zkey:
+        written, n = _write_zkey(circuit, backend, args.zkey, args.vk_json or default_vk_json(args.zkey))
+    else:
+        written, n = _write_bellperson(circuit, backend, args.params, args.vk)
+    print(f"wrote {' and '.join(map(str, written))} (domain 2^{n.bit_length() - 1}) "
+          f"in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return 0
+
+
+def _write_bellperson(circuit, backend, params: str, vk: str):
     from cuzk.formats import bellperson
     from cuzk.groth16 import setup
 
-    circuit = load_circuit(args.r1cs, args.pce)
     if circuit.curve != "bls12_381":
-        raise CuzkError(f"bellperson parameters are BLS12-381 only; this circuit is over {circuit.curve}")
-    t0 = time.perf_counter()
-    print(f"setup: {circuit.num_constraints:,} constraints, {circuit.num_inputs} inputs, "
-          f"{circuit.num_aux:,} aux variables", file=sys.stderr)
-    pk = setup.generate(circuit, backend=get_backend(args.backend))
-    bellperson.write_params(args.params, pk)
-    bellperson.write_vk(args.vk, pk.vk)
-    print(f"wrote {args.params} and {args.vk} (domain 2^{pk.domain_size.bit_length() - 1}) "
-          f"in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    return 0
+        raise CuzkError(f"bellperson parameters are BLS12-381 only; this circuit is over {circuit.curve} "
+                        "(use --zkey for a snarkjs key)")
+    pk = setup.generate(circuit, backend=backend)
+    bellperson.write_params(params, pk)
+    bellperson.write_vk(vk, pk.vk)
+    return (params, vk), pk.domain_size
+
+
+def _write_zkey(circuit, backend, zkey: str, vk_json: Path):
+    from cuzk.formats import snarkjs_json
+    from cuzk.formats.zkey_setup import generate_zkey
+    from cuzk.formats.zkey_write import write_zkey
+
+    key = generate_zkey(circuit, backend=backend)
+    write_zkey(zkey, key)
+    snarkjs_json.write_vk(vk_json, key.verifying_key())
+    return (zkey, vk_json), key.domain_size

@@ -8,18 +8,16 @@ parameters stay resident as in the single-machine daemon. The front
 (front.py, `ClusterEngine`) holds the cluster's priority queue and hands a
 job to a node only when that node has a free slot, preferring nodes whose
 parameters for the circuit are hot; jobs of a node that dies go back into
-the queue. `ClusterEngine` has the Engine interface the gRPC service uses.
+the queue. `ClusterEngine` implements cuzk.engine.interface.ProvingEngine, the interface the
+gRPC service uses.
+
+May import: cuzk.engine (its interface and records, and the pieces the front shares with the
+single engine: the registry builder, the job store, process memory, metrics serving) and the
+layers below; Ray only inside this package, when the front starts.
 """
 
 from .errors import ClusterError
+from .front import ClusterEngine
 from .options import ClusterOptions
 
 __all__ = ["ClusterEngine", "ClusterError", "ClusterOptions"]
-
-
-def __getattr__(name):  # the front imports Ray: only when asked for
-    if name == "ClusterEngine":
-        from .front import ClusterEngine
-
-        return ClusterEngine
-    raise AttributeError(name)

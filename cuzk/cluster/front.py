@@ -1,4 +1,4 @@
-"""The cluster front: the Engine interface over many proving nodes (`cuzk daemon --ray-address`).
+"""The cluster front: the ProvingEngine interface over many proving nodes (`cuzk daemon --ray-address`).
 
     with ClusterEngine(config, "head:6379") as front:   # connects, starts a node actor per prover node
         r = front.prove(ProofRequest(circuit_id="winning-post-like-tiny", vanilla_proof=v), timeout=600)
@@ -24,19 +24,19 @@ waiting for the thread's next turn.
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import logging
 import os
 import threading
 import time
-import uuid
 
-from cuzk.engine import EngineConfig, JobResult, JobState, ProofRequest
-from cuzk.engine.engine import CancelResult, SubmitResult, _rss, build_registry
-from cuzk.engine.errors import DuplicateRequestConflict, JobNotFound, ShuttingDown
-from cuzk.engine.job import JobTimings
-from cuzk.engine.types import effective_priority
+from cuzk.engine import EngineConfig, JobResult, JobState, JobTimings, ProofRequest
+from cuzk.engine.catalog.served import build_registry
+from cuzk.engine.errors import ShuttingDown
+from cuzk.engine.interface import CancelResult, ProvingEngine, SubmitResult, job_row
+from cuzk.engine.jobs.store import InMemoryJobStore
+from cuzk.engine.observe.process import rss_bytes
+from cuzk.engine.observe.trace import TraceRecorder
 
 from . import remote
 from . import status as statusmod
@@ -52,7 +52,7 @@ log = logging.getLogger("cuzk.cluster")
 WAIT_S = 0.05  # the control thread's longest sleep between looks at finished work
 
 
-class ClusterEngine:
+class ClusterEngine(ProvingEngine):
     def __init__(self, config: EngineConfig | None = None, ray_address: str | None = None,
                  options: ClusterOptions | None = None):
         self.config = config = (config or EngineConfig()).validate()
@@ -61,8 +61,9 @@ class ClusterEngine:
         self.registry = build_registry(config)  # resolves requests as the nodes will (same config)
         self.scheduler = PendingQueue()
         self.metrics = FrontMetrics(self)
-        self._jobs: dict[str, FrontJob] = {}
-        self._finished: collections.deque = collections.deque()  # (monotonic time, job id), for retention
+        # in memory (daemon.journal is a single-daemon feature)
+        self.store = InMemoryJobStore(config.job_retention_s(), config.daemon.max_finished_jobs)
+        self.trace = TraceRecorder(0)  # GetTrace on the front is empty: stage intervals are recorded on the nodes
         self._nodes: dict[str, NodeHandle] = {}  # by Ray node id
         self._refs: dict = {}  # ObjectRef -> ("ready", handle, None, "") | ("prove", handle, job, attempt id)
         self._backoff: dict[str, tuple[int, float]] = {}  # Ray node id -> (failed starts, next try)
@@ -70,15 +71,12 @@ class ClusterEngine:
         self._wake = threading.Event()
         self._seq = 0
         self._dispatch_seq = 0
-        self._totals = {"COMPLETED": 0, "FAILED": 0, "CANCELLED": 0}
         self._started_at = time.time()
         self._closing = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._own_ray = False
         self._ray = None
-        self.store = _MemoryOnly()
-        self.trace = _trace_recorder()
 
     # ---- lifecycle -------------------------------------------------------------------------
     def start(self) -> "ClusterEngine":
@@ -155,71 +153,40 @@ class ClusterEngine:
                 ray.shutdown()
         return drained and not self._active()
 
-    def __enter__(self) -> "ClusterEngine":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.shutdown(drain=exc[0] is None, timeout=60)
-
     @property
     def closing(self) -> bool:
         return self._closing
 
     # ---- jobs --------------------------------------------------------------------------------
     def submit(self, request: ProofRequest, client: str = "") -> SubmitResult:
-        """Accept a job into the front's queue. `client` is accepted for the Engine interface; the
+        """Accept a job into the front's queue. `client` is accepted for the interface; the
         per-client queue limits apply on each node, not across the cluster."""
-        if self._closing:
-            raise ShuttingDown("the engine is shutting down and accepts no new jobs")
-        spec = self.registry.resolve(request)
-        priority = effective_priority(int(request.priority), spec.default_priority)
+        spec, priority, job_id = self._intake(request)
         fingerprint = request.fingerprint()
-        job_id = request.request_id or uuid.uuid4().hex
         if self._ray is None:
             raise ShuttingDown("the cluster front is not started")
-        with self._lock:
-            dup = self._duplicate(job_id, fingerprint)
-            if dup is not None:
-                return dup
+        old = self.store.get(job_id)
+        if old is not None:
+            return self._duplicate(old, fingerprint, self._position(old))
         payload = self._ray.put((request.vanilla_proof, list(request.vanilla_proofs)))  # once, for every attempt
         light = dataclasses.replace(request, vanilla_proof=b"", vanilla_proofs=[])
         with self._lock:
-            dup = self._duplicate(job_id, fingerprint)
-            if dup is not None:
-                return dup
             if self._closing:
                 raise ShuttingDown("the engine is shutting down and accepts no new jobs")
             self._seq += 1
-            job = FrontJob(job_id, light, spec, priority, self._seq, fingerprint, payload)
-            self._jobs[job_id] = job
+            job, created = self.store.add(FrontJob(job_id, light, spec, priority, self._seq, fingerprint, payload))
+            if not created:
+                return self._duplicate(job, fingerprint, self._position(job))
             self.scheduler.push(job)
             position = self.scheduler.position(job)
             self._dispatch()
         log.info("job %s accepted: %s, %s", job_id, spec.circuit_id, priority.name)
         return SubmitResult(job_id, position, spec.circuit_id)
 
-    def _duplicate(self, job_id: str, fingerprint: bytes) -> SubmitResult | None:
-        old = self._jobs.get(job_id)
-        if old is None:
-            return None
-        if old.fingerprint != fingerprint:
-            raise DuplicateRequestConflict(f"request_id {job_id!r} was already used for a different request")
-        pos = self.scheduler.position(old) if old.state == JobState.QUEUED and not old.node else 0
-        return SubmitResult(job_id, pos, old.circuit_id, duplicate=True)
-
-    def await_job(self, job_id: str, timeout: float | None = None) -> JobResult:
-        job = self.job(job_id)
-        job.wait(timeout)
-        return self.result(job)
-
-    def prove(self, request: ProofRequest, timeout: float | None = None) -> JobResult:
-        return self.await_job(self.submit(request).job_id, timeout)
-
-    def job(self, job_id: str) -> FrontJob:
-        job = self._jobs.get(job_id)
-        if job is None:
-            raise JobNotFound(f"no job {job_id!r} (unknown, or finished longer ago than daemon.job_retention)")
-        return job
+    def _position(self, job: FrontJob) -> int:
+        """Jobs that will leave the front's queue before this one (0 once it is on a node)."""
+        with self._lock:
+            return self.scheduler.position(job) if job.state == JobState.QUEUED and not job.node else 0
 
     def cancel(self, job_id: str) -> CancelResult:
         job = self.job(job_id)
@@ -260,8 +227,7 @@ class ClusterEngine:
         return None
 
     def _active(self) -> list[FrontJob]:
-        with self._lock:
-            return [j for j in self._jobs.values() if not j.terminal]
+        return [j for j in self.store.active() if not j.terminal]  # (a job just ended may not be recorded yet)
 
     # ---- routing -----------------------------------------------------------------------------
     def _dispatch(self) -> None:
@@ -423,14 +389,7 @@ class ClusterEngine:
             self._after(job)
 
     def _after(self, job: FrontJob) -> None:
-        with self._lock:
-            self._totals[job.state.name] += 1
-            now = time.monotonic()
-            self._finished.append((now, job.job_id))
-            keep_s = self.config.job_retention_s()
-            while self._finished and (len(self._finished) > self.config.daemon.max_finished_jobs
-                                      or now - self._finished[0][0] > keep_s):
-                self._jobs.pop(self._finished.popleft()[1], None)
+        self.store.record(job)  # counts it, and keeps it for daemon.job_retention
         if job.state == JobState.COMPLETED:
             log.info("job %s completed on %s (attempt %d)", job.job_id, job.node, job.attempts)
         else:
@@ -511,6 +470,10 @@ class ClusterEngine:
             self.scheduler.paused = paused
             self._dispatch()
 
+    @property
+    def paused(self) -> bool:
+        return self.scheduler.paused
+
     def nodes(self) -> list[statusmod.NodeStatus]:
         """The front's own view of its nodes (no remote calls)."""
         with self._lock:
@@ -542,12 +505,8 @@ class ClusterEngine:
             front_queues: dict[str, int] = {}
             for j in self.scheduler.jobs():
                 front_queues[j.spec.proof_kind.label] = front_queues.get(j.spec.proof_kind.label, 0) + 1
-            totals = dict(self._totals)
             now = time.monotonic()
-            waiting = [{"job_id": j.job_id, "circuit_id": j.circuit_id, "proof_kind": j.spec.proof_kind.label,
-                        "priority": int(j.priority), "state": int(JobState.QUEUED), "stage": "queued at the front",
-                        "elapsed_s": now - j.submitted_at, "partitions_done": 0,
-                        "num_partitions": j.spec.num_partitions, "node": ""}
+            waiting = [{**job_row(j, "queued at the front", now - j.submitted_at), "node": ""}
                        for j in sorted(self.scheduler.jobs(), key=FrontJob.key)]
             views = [statusmod.NodeStatus(h.name, h.node.address, h.state, h.capacity, len(h.inflight))
                      for h in handles]
@@ -558,8 +517,9 @@ class ClusterEngine:
                     view.state = "unreachable"
             else:
                 view.engine = answer
-        return statusmod.merge(views, front_queues, totals, uptime_s=time.time() - self._started_at,
-                               paused=self.scheduler.paused, draining=self._closing, rss=_rss(), front_jobs=waiting)
+        return statusmod.merge(views, front_queues, self.store.ended(), uptime_s=time.time() - self._started_at,
+                               paused=self.scheduler.paused, draining=self._closing, rss=rss_bytes(),
+                               front_jobs=waiting)
 
     def node_metrics_texts(self) -> dict[str, str]:
         with self._lock:
@@ -567,25 +527,7 @@ class ClusterEngine:
         return {h.name: a for h, a in zip(handles, self._ask_all(handles, "metrics_text"))
                 if not isinstance(a, Exception)}
 
-    def metrics_text(self) -> str:
-        return self.metrics.text()
-
     def _ask_all(self, handles: list[NodeHandle], method: str) -> list:
         return remote.ask_all(self._ray, [h.actor if h.state == "ready" else None for h in handles], method,
                               self.options.rpc_timeout_s)
-
-
-class _MemoryOnly:
-    """The front keeps its jobs in memory (daemon.journal is a single-daemon feature); the daemon
-    closes its engine's store on exit."""
-
-    def close(self) -> None:
-        pass
-
-
-def _trace_recorder():
-    """An empty trace for GetTrace on the front: stage intervals are recorded on the nodes."""
-    from cuzk.engine.trace import TraceRecorder
-
-    return TraceRecorder(0)
 

@@ -29,6 +29,7 @@ class FrontJob:
         self.payload_ref = payload_ref  # Ray ObjectRef of (vanilla_proof, vanilla_proofs); dropped at the end
         self.submitted_at = time.monotonic()
         self.dispatched_at = 0.0
+        self.finished_at: float | None = None  # monotonic; the job store's retention counts from it
         self.state = JobState.QUEUED
         self.node = ""  # node of the current (or last) attempt
         self.nodes: list[str] = []  # every node it was sent to, in order
@@ -65,6 +66,7 @@ class FrontJob:
                 return False
             self.state = result.state
             self.result = result
+            self.finished_at = time.monotonic()
             self.payload_ref = None  # lets the object store free the vanilla proofs
         self.done.set()
         return True

@@ -35,7 +35,7 @@ def local_cluster(nodes: int, num_cpus: float = 1, connect: bool = True, temp_di
     if temp_dir:  # Ray's session and its "current cluster" file both go there (<temp_dir>/ray)
         os.environ["RAY_TMPDIR"] = str(temp_dir)
     ray = import_ray()
-    from ray.cluster_utils import Cluster
+    from ray.cluster_utils import Cluster  # Ray is optional: imported only when a cluster is made
 
     try:
         cluster = Cluster(initialize_head=True, head_node_args=dict(

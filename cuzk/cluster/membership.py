@@ -65,7 +65,7 @@ class NodeHandle:
 
 
 def spawn(ray, node: RayNode, config, options: ClusterOptions) -> NodeHandle:
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # Ray is optional: only here
 
     res = node.resources
     actor_cls = ray.remote(ProvingNode)

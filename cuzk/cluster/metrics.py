@@ -12,6 +12,8 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
+from cuzk.engine.observe.metrics import serve_registry
+
 
 def merge_texts(texts: dict[str, str]) -> list[Metric]:
     """{node name: Prometheus text} -> metric families whose samples carry node=<name>."""
@@ -38,11 +40,9 @@ class FrontMetrics:
     def text(self) -> str:
         return generate_latest(self.registry).decode()
 
-    def serve(self, addr: str):
-        """Serve /metrics over HTTP at "host:port" (daemon.metrics_listen); returns the server."""
-        from cuzk.engine.metrics import serve_registry
-
-        return serve_registry(self.registry, addr)
+    def serve(self, addr: str, token: str = ""):
+        """Serve /metrics over HTTP at "host:port" (daemon.metrics_listen; serve_registry); returns the server."""
+        return serve_registry(self.registry, addr, token)
 
 
 class _FrontGauges:

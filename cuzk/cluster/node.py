@@ -14,14 +14,16 @@ import os
 import socket
 import threading
 
-from cuzk.engine import Engine, EngineConfig, JobResult, JobState, Priority, ProofRequest
-from cuzk.engine.types import Tier
+from cuzk.curve import get_curve
+from cuzk.engine import Engine, EngineConfig, JobResult, JobState, Priority, ProofRequest, Tier
+from cuzk.engine.pipeline import faults
+from cuzk.groth16.keys import VerifyingKey
 
 MAX_CONCURRENCY = 128  # waiting prove calls + status/metrics calls; the front bounds the prove calls
 
 
 class ProvingNode:
-    def __init__(self, config: EngineConfig, name: str, faults: str = ""):
+    def __init__(self, config: EngineConfig, name: str, fault_rules: str = ""):
         logging.basicConfig(level=config.logging.level.upper(),
                             format=f"%(asctime)s %(levelname)s [{name}] %(name)s: %(message)s")
         self.name = name
@@ -29,10 +31,8 @@ class ProvingNode:
         self._cancelled: set[str] = set()
         config.state_dir().mkdir(parents=True, exist_ok=True)
         self.engine = Engine(config)
-        if faults:
-            from cuzk.engine import faults as faultmod
-
-            self.engine.fault_injector = faultmod.parse(faults)
+        if fault_rules:
+            self.engine.fault_injector = faults.parse(fault_rules)
         self.engine.start()
 
     def __repr__(self) -> str:  # Ray prefixes the actor's log lines with it
@@ -54,7 +54,7 @@ class ProvingNode:
         with self._lock:
             if request.request_id in self._cancelled:  # the front cancelled it before it arrived
                 self._cancelled.discard(request.request_id)
-                spec = self.engine.registry.get(request.circuit_id)
+                spec = self.engine.resolve(request)
                 return JobResult(request.request_id, JobState.CANCELLED, spec.circuit_id, spec.proof_kind,
                                  Priority(request.priority), error="cancelled by request"), self.hot()
             request.vanilla_proof, request.vanilla_proofs = payload[0], list(payload[1])
@@ -100,7 +100,4 @@ class ProvingNode:
 
 
 def rebuild_vk(curve_name: str, fields: dict):
-    from cuzk.curve import get_curve
-    from cuzk.groth16.keys import VerifyingKey
-
     return VerifyingKey(curve=get_curve(curve_name), **fields)

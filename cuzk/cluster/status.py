@@ -12,8 +12,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from cuzk.engine.engine import DeviceStatus, EngineStatus, QueueInfo
-from cuzk.engine.srs import SrsInfo
+from cuzk.engine import DeviceStatus, EngineStatus, QueueInfo, SrsInfo
 
 from .front_job import ATTEMPT_SEP
 

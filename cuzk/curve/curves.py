@@ -2,7 +2,7 @@
 
 `BLS12_381` and `BN254` each hold Fr, Fq, Fq2 and the groups G1 (over Fq)
 and G2 (over Fq2, the sextic twist). Kernels are generated from the one
-template in codegen.py, specialized per curve and group.
+template in group_source.py, specialized per curve and group.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ import numba
 import numpy as np
 
 from cuzk.field import fields_of
+from cuzk.field.codegen import build_module, limbs_literal, mont2_literal, mont_literal
 from cuzk.field.fields import PrimeField, QuadraticField, field_kernels
-from cuzk.field.jit import build_module
+from cuzk.field.fq2_ints import fq2_inv, fq2_mul
 from cuzk.field.threads import threads_for
 
-from . import codegen
+from .group_source import group_source
 
 
 @dataclass(frozen=True)
@@ -70,39 +71,24 @@ SPECS = {
 }
 
 
-def _fq2_inv(a: tuple[int, int], p: int) -> tuple[int, int]:
-    n = pow(a[0] * a[0] + a[1] * a[1], -1, p)
-    return (a[0] * n % p, -a[1] * n % p)
-
-
-def _fq2_mul(a, b, p):
-    return ((a[0] * b[0] - a[1] * b[1]) % p, (a[0] * b[1] + a[1] * b[0]) % p)
-
-
 def twist_b(spec: CurveSpec, p: int, xi: tuple[int, int]) -> tuple[int, int]:
     """b' of the sextic twist: b*xi for the M-twist (BLS12-381), b/xi for the D-twist (BN254)."""
     if spec.name == "bls12_381":
-        return _fq2_mul((spec.g1_b, 0), xi, p)
-    return _fq2_mul((spec.g1_b, 0), _fq2_inv(xi, p), p)
-
-
-def _mont_tuple(x: int, fp) -> str:
-    limbs = fp.to_limbs(x * fp.R % fp.p)
-    return "(" + ", ".join(f"np.uint64({v:#x})" for v in limbs) + ")"
+        return fq2_mul((spec.g1_b, 0), xi, p)
+    return fq2_mul((spec.g1_b, 0), fq2_inv(xi, p), p)
 
 
 def curve_source(curve: str) -> str:
     fr, fq, fq2 = fields_of(curve)
     spec = SPECS[curve]
     b2 = twist_b(spec, fq.p, fq2.xi)
-    r_limbs = ", ".join(f"np.uint64({v:#x})" for v in fr.params.to_limbs(fr.p))
     head = [
         f"from {field_kernels(curve).__name__} import *",
-        f"G1_B = {_mont_tuple(spec.g1_b, fq.params)}",
-        f"G2_B = ({_mont_tuple(b2[0], fq.params)}, {_mont_tuple(b2[1], fq.params)})",
-        f"FR_MODULUS = ({r_limbs})",
+        f"G1_B = {mont_literal(spec.g1_b, fq.params)}",
+        f"G2_B = {mont2_literal(b2, fq.params)}",
+        f"FR_MODULUS = {limbs_literal(fr.p, fr.limbs)}",
     ]
-    return "\n".join(head) + "\n" + codegen.group_source("g1", "fq") + codegen.group_source("g2", "fq2")
+    return "\n".join(head) + "\n" + group_source("g1", "fq") + group_source("g2", "fq2")
 
 
 @functools.cache

@@ -26,7 +26,7 @@ matters: each one costs numba compile time.
 The loop scalar, twist type (M for BLS12-381, D for BN254), twist constants
 and Frobenius coefficients are all derived from the curve parameters here;
 the code is emitted from one template with the tower formulas of
-cuzk.field.tower.
+cuzk.field.tower_formulas.
 
 Inputs are affine points (G1 `uint64[n, 2, L]`, G2 `uint64[n, 2, 2, L]`,
 Montgomery form, all-zero = infinity) assumed to be in G1 and G2: this module
@@ -40,35 +40,16 @@ import functools
 import numpy as np
 
 from cuzk.field import fields_of
-from cuzk.field.jit import build_module
-from cuzk.field.tower import (
-    NJIT,
-    Emitter,
-    array_access_source,
-    emit_function,
-    f2_mul_int,
-    f2_pow_int,
-    mont_fq,
-    mont_fq2,
-    naf,
-    tower_kernels,
-    towers_of,
-)
+from cuzk.field.codegen import build_module, fill, mont2_literal, mont_literal
+from cuzk.field.fq2_ints import fq2_mul, fq2_pow
+from cuzk.field.signed_digits import sparsest_digits
+from cuzk.field.tower import towers_of
+from cuzk.field.tower_formulas import Fq2Code
+from cuzk.field.tower_source import array_access_source, emit_function, tower_kernels
 
 from .curves import SPECS, get_curve, twist_b
 
 # ---- curve-family parameters (Python ints, generation time) ---------------
-
-
-def _bits(e: int) -> tuple[int, ...]:
-    return tuple(int(b) for b in bin(e)[2:])
-
-
-def _signed_digits(e: int) -> tuple[int, ...]:
-    """Binary or NAF digits of |e| (whichever has fewer non-zeros), sign applied."""
-    b, n = _bits(abs(e)), naf(abs(e))
-    d = b if sum(map(abs, b)) <= sum(map(abs, n)) else n
-    return tuple(-x for x in d) if e < 0 else d
 
 
 @functools.cache
@@ -103,26 +84,29 @@ def pairing_params(curve: str) -> dict:
     got = sum(p**i * (sum(row[j] * e * x**j for j in range(4)) + row[4]) for i, row in enumerate(c))
     assert got == h, "hard-part decomposition does not match (p^4 - p^2 + 1)/r"
     b2 = twist_b(spec, p, xi)
-    if b2 == f2_mul_int((spec.g1_b, 0), xi, p):
+    if b2 == fq2_mul((spec.g1_b, 0), xi, p):
         twist = "M"
-    elif f2_mul_int(b2, xi, p) == (spec.g1_b % p, 0):
+    elif fq2_mul(b2, xi, p) == (spec.g1_b % p, 0):
         twist = "D"
     else:
         raise ValueError(f"{curve}: unknown twist")
     if family == "bn":
         assert s > 0 and twist == "D", "only D-twist BN curves with 6x+2 > 0 are handled"
-    loop = _signed_digits(abs(s))  # f_{|s|}; conjugated at the end when s < 0
+    loop = sparsest_digits(abs(s))  # f_{|s|}; conjugated at the end when s < 0
     assert loop[0] == 1
     return dict(
         family=family, twist=twist, p=p, x=x, s=s, e=e, c=c, b2=b2, xi=xi,
-        loop=loop[1:], x_digits=_signed_digits(x), e_digits=_signed_digits(e),
+        loop=loop[1:], x_digits=sparsest_digits(x), e_digits=sparsest_digits(e),
     )
 
 
 # ---- final exponentiation as a register program ------------------------------
 
-# opcodes: acc is the working Fq12 value, R the register file
-OP_ONE, OP_LOAD, OP_LOADC, OP_STORE, OP_CSQR, OP_MUL, OP_MULC, OP_FROB, OP_INV = range(9)
+# opcodes on acc, the working Fq12 value, and R, the register file: acc = 1,
+# R[a], conj(R[a]); R[a] = acc; cyclotomic squaring; acc *= R[a] or
+# conj(R[a]); acc^(p^a); 1/acc. The kernel gets the same names.
+OPCODES = ("ONE", "LOAD", "LOADC", "STORE", "CSQR", "MUL", "MULC", "FROB", "INV")
+OP_ONE, OP_LOAD, OP_LOADC, OP_STORE, OP_CSQR, OP_MUL, OP_MULC, OP_FROB, OP_INV = range(len(OPCODES))
 
 
 class _Asm:
@@ -224,7 +208,7 @@ def final_exp_program(curve: str) -> np.ndarray:
 # ---- source generation -------------------------------------------------------
 
 
-def _dbl_step(e: Emitter, T, x3, ny, b3, twist):
+def _dbl_step(e: Fq2Code, T, x3, ny, b3, twist):
     """T <- 2T; line coefficients in the order the sparse product takes them."""
     X, Y, Z = T
     a = e.mul_fq(e.mul(X, Y), "TWO_INV")
@@ -241,7 +225,7 @@ def _dbl_step(e: Emitter, T, x3, ny, b3, twist):
     return T2, ((i, lx, ly) if twist == "M" else (ly, lx, i))
 
 
-def _add_step(e: Emitter, T, qx, qy, x, ny, twist):
+def _add_step(e: Fq2Code, T, qx, qy, x, ny, twist):
     """T <- T + Q (Q affine on the twist) and the line through T and Q."""
     X, Y, Z = T
     theta = e.sub(Y, e.mul(qy, Z))
@@ -264,12 +248,12 @@ def pairing_source(curve: str) -> str:
     b3 = tuple(3 * v % p for v in pp["b2"])
     head = [
         f"L = {L}",
-        f"TWO_INV = {mont_fq(pow(2, -1, p), P)}",
-        f"TWIST_B3 = {mont_fq2(b3, P)}",
+        f"TWO_INV = {mont_literal(pow(2, -1, p), P)}",
+        f"TWIST_B3 = {mont2_literal(b3, P)}",
         f"LOOP = {tuple(pp['loop'])}",
         f"CONJ_AT_END = {pp['s'] < 0}",
     ]
-    head += [f"OP_{n} = {globals()['OP_' + n]}" for n in ("ONE", "LOAD", "LOADC", "STORE", "CSQR", "MUL", "MULC", "FROB", "INV")]
+    head += [f"OP_{name} = {code}" for code, name in enumerate(OPCODES)]
     fns = [
         emit_function(
             "_dbl_step",
@@ -287,10 +271,10 @@ def pairing_source(curve: str) -> str:
     tail = ""
     if pp["family"] == "bn":
         # pi(Q) and -pi^2(Q) on the D-twist: x * xi^((p^k-1)/3), y * xi^((p^k-1)/2)
-        gx1, gy1 = (f2_pow_int(xi, (p - 1) // k, p) for k in (3, 2))
-        gx2, gy2 = (f2_pow_int(xi, (p * p - 1) // k, p) for k in (3, 2))
+        gx1, gy1 = (fq2_pow(xi, (p - 1) // k, p) for k in (3, 2))
+        gx2, gy2 = (fq2_pow(xi, (p * p - 1) // k, p) for k in (3, 2))
         assert gy2 == (p - 1, 0)  # xi is a non-square, so -pi^2(Q) keeps y
-        head += [f"FQ_X1 = {mont_fq2(gx1, P)}", f"FQ_Y1 = {mont_fq2(gy1, P)}", f"FQ_X2 = {mont_fq2(gx2, P)}"]
+        head += [f"FQ_X1 = {mont2_literal(gx1, P)}", f"FQ_Y1 = {mont2_literal(gy1, P)}", f"FQ_X2 = {mont2_literal(gx2, P)}"]
         fns.append(
             emit_function(
                 "_twist_frob",
@@ -305,7 +289,7 @@ def pairing_source(curve: str) -> str:
         tail = BN_TAIL
     fns.append(array_access_source("g2", (2, 2), L))
     line = "fq12_mul_by_014" if pp["twist"] == "M" else "fq12_mul_by_034"
-    body = PAIRING_TEMPLATE.replace("{TAIL}", tail).replace("{LINE}", line).replace("{NJIT}", NJIT)
+    body = fill(PAIRING_TEMPLATE, TAIL=fill(tail, LINE=line), LINE=line)
     return "\n".join(head) + "\n\n" + "".join(fns) + body
 
 

@@ -25,20 +25,13 @@ import functools
 import numpy as np
 
 from cuzk.errors import ValidationError
-from cuzk.field.jit import build_module
+from cuzk.field import BLS12_381_FQ, BLS12_381_FR
+from cuzk.field.codegen import build_module, elementwise, limbs_literal, mont2_literal, mont_literal
+from cuzk.field.fq2_ints import fq2_inv, fq2_pow
 
 from .curves import SPECS, Group, curve_kernels
 
 # ---- Python-int helpers, used once to derive constants ----------------------
-
-
-def _mont(x: int, params) -> str:
-    limbs = params.to_limbs(x * params.R % params.p)
-    return "(" + ", ".join(f"np.uint64({v:#x})" for v in limbs) + ")"
-
-
-def _limbs(x: int, n: int) -> str:
-    return "(" + ", ".join(f"np.uint64({(x >> (64 * i)) & (2**64 - 1):#x})" for i in range(n)) + ",)"
 
 
 def _g1_mul_int(pt, k: int, p: int):
@@ -66,29 +59,9 @@ def _g1_mul_int(pt, k: int, p: int):
     return acc
 
 
-def _fq2_mul(a, b, p):
-    return ((a[0] * b[0] - a[1] * b[1]) % p, (a[0] * b[1] + a[1] * b[0]) % p)
-
-
-def _fq2_pow(a, e, p):
-    r = (1, 0)
-    for bit in bin(e)[2:]:
-        r = _fq2_mul(r, r, p)
-        if bit == "1":
-            r = _fq2_mul(r, a, p)
-    return r
-
-
-def _fq2_inv(a, p):
-    n = pow(a[0] * a[0] + a[1] * a[1], -1, p)
-    return (a[0] * n % p, -a[1] * n % p)
-
-
 @functools.cache
 def bls12_381_constants() -> dict:
     """beta (Fq), psi coefficients (Fq2) and u as ints."""
-    from cuzk.field import BLS12_381_FQ, BLS12_381_FR
-
     p, r = BLS12_381_FQ.p, BLS12_381_FR.p
     spec = SPECS["bls12_381"]
     u = spec.param_u
@@ -100,47 +73,37 @@ def bls12_381_constants() -> dict:
     return {
         "u": u,
         "beta": beta,
-        "psi_x": _fq2_inv(_fq2_pow(xi, (p - 1) // 3, p), p),
-        "psi_y": _fq2_inv(_fq2_pow(xi, (p - 1) // 2, p), p),
+        "psi_x": fq2_inv(fq2_pow(xi, (p - 1) // 3, p), p),
+        "psi_y": fq2_inv(fq2_pow(xi, (p - 1) // 2, p), p),
     }
 
 
 def _bls12_381_source() -> str:
-    from cuzk.field import BLS12_381_FQ as P
-
+    P = BLS12_381_FQ
     c = bls12_381_constants()
     u = abs(c["u"])
     assert c["u"] < 0
     head = [
         f"from {curve_kernels('bls12_381').__name__} import *",
-        f"G1_BETA = {_mont(c['beta'], P)}",
-        f"G2_PSI_X = ({_mont(c['psi_x'][0], P)}, {_mont(c['psi_x'][1], P)})",
-        f"G2_PSI_Y = ({_mont(c['psi_y'][0], P)}, {_mont(c['psi_y'][1], P)})",
-        f"U_ABS = {_limbs(u, 1)}",
-        f"U_SQ = {_limbs(u * u, 2)}",
+        f"G1_BETA = {mont_literal(c['beta'], P)}",
+        f"G2_PSI_X = {mont2_literal(c['psi_x'], P)}",
+        f"G2_PSI_Y = {mont2_literal(c['psi_y'], P)}",
+        f"U_ABS = {limbs_literal(u, 1)}",
+        f"U_SQ = {limbs_literal(u * u, 2)}",
     ]
-    return "\n".join(head) + "\n" + BLS12_381_TEMPLATE
-
-
-BLS12_381_TEMPLATE = '''
-@njit(parallel=True, nogil=True, cache=True)
-def g1_vendo_in_subgroup(a, out):
-    """phi(P) == -[u^2]P; infinity passes."""
-    for i in prange(a.shape[0]):
-        q = g1_load_affine(a, i)
-        lhs = g1_from_affine((fq_mul(q[0], G1_BETA), q[1]))
-        rhs = g1_xyzz_neg(g1_mul_limbs(q, U_SQ))
-        out[i] = g1_xyzz_eq(lhs, rhs)
-
-@njit(parallel=True, nogil=True, cache=True)
-def g2_vendo_in_subgroup(a, out):
-    """psi(P) == [u]P = -[|u|]P (u < 0); psi(x, y) = (conj(x) psi_x, conj(y) psi_y)."""
-    for i in prange(a.shape[0]):
-        q = g2_load_affine(a, i)
-        lhs = g2_from_affine((fq2_mul(fq2_conj(q[0]), G2_PSI_X), fq2_mul(fq2_conj(q[1]), G2_PSI_Y)))
-        rhs = g2_xyzz_neg(g2_mul_limbs(q, U_ABS))
-        out[i] = g2_xyzz_eq(lhs, rhs)
-'''
+    g1 = elementwise(
+        "g1_vendo_in_subgroup", ("a", "out"), "g1_xyzz_eq(lhs, rhs)", doc="phi(P) == -[u^2]P; infinity passes.",
+        body=["q = g1_load_affine(a, i)", "lhs = g1_from_affine((fq_mul(q[0], G1_BETA), q[1]))",
+              "rhs = g1_xyzz_neg(g1_mul_limbs(q, U_SQ))"],
+    )
+    g2 = elementwise(
+        "g2_vendo_in_subgroup", ("a", "out"), "g2_xyzz_eq(lhs, rhs)",
+        doc="psi(P) == [u]P = -[|u|]P (u < 0); psi(x, y) = (conj(x) psi_x, conj(y) psi_y).",
+        body=["q = g2_load_affine(a, i)",
+              "lhs = g2_from_affine((fq2_mul(fq2_conj(q[0]), G2_PSI_X), fq2_mul(fq2_conj(q[1]), G2_PSI_Y)))",
+              "rhs = g2_xyzz_neg(g2_mul_limbs(q, U_ABS))"],
+    )
+    return "\n".join(head) + "\n\n" + g1 + "\n" + g2
 
 
 @functools.cache

@@ -3,7 +3,10 @@
 `DEFAULT_CONFIG` is the commented file `cuzk daemon --print-default-config`
 prints; parsing it gives exactly `EngineConfig()` (a test checks). Keys a
 section does not know are reported as warnings and otherwise ignored, as
-cuzk does; a known key with a bad value is an error naming `section.key`.
+cuzk does; a known key with a bad value is an error naming the file and
+`section.key` ("cuzk.toml: daemon.listen: '5': expected unix:PATH or
+host:port"). Each check names its key; `EngineConfig.validate` adds the
+file, once for all of them.
 """
 
 from __future__ import annotations
@@ -14,14 +17,22 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
+from cuzk.circuits import PRESETS
 from cuzk.errors import CuzkError
+from cuzk.user_dirs import state_dir as default_state_dir
 
-from .memory import GiB, parse_size, system_memory_bytes
+from .resources.memory import GiB, parse_size, system_memory_bytes
 
 
 class ConfigError(CuzkError, ValueError):
-    """A configuration value that cannot be used; the message names section.key."""
+    """A configuration value that cannot be used; the message names section.key (and the file)."""
+
+    def in_file(self, source: str) -> "ConfigError":
+        """This error with `source` (the config file) in front, once."""
+        text = str(self)
+        return self if not source or text.startswith(f"{source}: ") else ConfigError(f"{source}: {text}")
 
 
 def parse_duration(value, what: str) -> float:
@@ -40,11 +51,6 @@ def parse_duration(value, what: str) -> float:
 
 
 MAX_DURATION_S = 10 * 365 * 86400.0  # ten years: beyond it, timers overflow (and nothing means it)
-
-
-def default_state_dir() -> str:
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(base, "cuzk")
 
 
 @dataclass
@@ -142,10 +148,11 @@ class EngineConfig:
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     trace: TraceConfig = field(default_factory=TraceConfig)
     warnings: list = field(default_factory=list, compare=False, repr=False)
+    source: str = field(default="", compare=False, repr=False)  # the file it was read from ("" = none)
 
     # ---- derived values (what the engine uses) --------------------------------
     def state_dir(self) -> Path:
-        return Path(os.path.expanduser(self.daemon.state_dir or default_state_dir()))
+        return Path(os.path.expanduser(self.daemon.state_dir)) if self.daemon.state_dir else default_state_dir()
 
     def listen_address(self) -> str:
         return self.daemon.listen or f"unix://{self.state_dir() / 'cuzk.sock'}"
@@ -200,8 +207,26 @@ class EngineConfig:
         n = self.synthesis.threads
         return n if n > 0 else max(1, min(4, (os.cpu_count() or 2) // 2))
 
-    def validate(self) -> "EngineConfig":
-        """Check every value now, so a bad file fails at start with a clear message."""
+    def validate(self, checks: dict[str, Callable] | None = None) -> "EngineConfig":
+        """Check every value now, so a bad file fails at start with a clear message naming the
+        file and section.key. `checks` adds checks of layers above the engine ("daemon.listen":
+        the server's address syntax): "section.key" -> a function of the value that raises
+        ValueError, reported as the others are."""
+        try:
+            self._check_values()
+            for key, check in (checks or {}).items():
+                section, name = key.split(".")
+                try:
+                    check(getattr(getattr(self, section), name))
+                except ConfigError:
+                    raise
+                except ValueError as exc:
+                    raise ConfigError(f"{key}: {exc}") from None
+        except ConfigError as exc:
+            raise exc.in_file(self.source) from None
+        return self
+
+    def _check_values(self) -> None:
         self.total_budget_bytes()
         self.pinned_budget_bytes()
         self.eviction_min_idle_s()
@@ -241,8 +266,6 @@ class EngineConfig:
         if bool(self.daemon.tls_cert) != bool(self.daemon.tls_key):
             raise ConfigError("daemon.tls_cert and daemon.tls_key: TLS needs both the certificate and the key")
         self.auth_token()
-        from cuzk.circuits import PRESETS
-
         for name, items, ok in (
             ("circuits.presets", self.circuits.presets, lambda v: isinstance(v, str)),
             ("srs.preload", self.srs.preload, lambda v: isinstance(v, str)),
@@ -262,7 +285,6 @@ class EngineConfig:
             for key, typ in (("id", str), ("zkey", str), ("proof_kind", str), ("priority", str), ("batchable", bool)):
                 if key in c and not isinstance(c[key], typ):
                     raise ConfigError(f"circuits.circom[{i}].{key}: expected a {typ.__name__}, got {c[key]!r}")
-        return self
 
 
 def _size(value, what: str) -> int:
@@ -285,24 +307,28 @@ DEPRECATED = {"srs.preload_on_start", "memory.pinned_budget", "memory.working_me
 
 
 def from_dict(data: dict, where: str = "config") -> EngineConfig:
-    cfg = EngineConfig()
-    for section, values in data.items():
-        cls = SECTIONS.get(section)
-        if cls is None:
-            cfg.warnings.append(f"{where}: unknown section [{section}] ignored")
-            continue
-        if not isinstance(values, dict):
-            raise ConfigError(f"{where}: [{section}] must be a table")
-        target = getattr(cfg, section)
-        known = {f.name: f for f in dataclasses.fields(cls)}
-        for key, value in values.items():
-            name = f"{section}.{key}"
-            if key not in known:
-                note = "deprecated in cuzk and" if name in DEPRECATED else "unknown key"
-                cfg.warnings.append(f"{where}: {name}: {note} ignored")
+    """The parsed TOML of file `where` -> a validated EngineConfig (errors and warnings name `where`)."""
+    cfg = EngineConfig(source=where)
+    try:
+        for section, values in data.items():
+            cls = SECTIONS.get(section)
+            if cls is None:
+                cfg.warnings.append(f"{where}: unknown section [{section}] ignored")
                 continue
-            default = getattr(target, key)
-            setattr(target, key, _coerce(value, default, name))
+            if not isinstance(values, dict):
+                raise ConfigError(f"[{section}] must be a table")
+            target = getattr(cfg, section)
+            known = {f.name: f for f in dataclasses.fields(cls)}
+            for key, value in values.items():
+                name = f"{section}.{key}"
+                if key not in known:
+                    note = "deprecated in cuzk and" if name in DEPRECATED else "unknown key"
+                    cfg.warnings.append(f"{where}: {name}: {note} ignored")
+                    continue
+                default = getattr(target, key)
+                setattr(target, key, _coerce(value, default, name))
+    except ConfigError as exc:
+        raise exc.in_file(where) from None
     return cfg.validate()
 
 
@@ -369,7 +395,8 @@ DEFAULT_CONFIG = """\
 listen = ""
 # Where the daemon keeps its socket and generated parameters ($XDG_STATE_HOME/cuzk when empty).
 state_dir = ""
-# Serve Prometheus metrics over HTTP at "host:port" (off when empty; GetMetrics always works).
+# Serve Prometheus metrics over HTTP at "host:port", or ":port" on localhost only (off when empty;
+# GetMetrics always works). With a bearer token set (auth_token), scrapes must send it too.
 metrics_listen = ""
 # On SIGTERM: stop intake, finish running jobs, then exit; give up after this long.
 shutdown_timeout = "10m"

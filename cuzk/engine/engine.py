@@ -1,15 +1,15 @@
 """The engine: accepts proof jobs and runs them through the pipeline.
 
     from cuzk.engine import Engine, EngineConfig, ProofKind, ProofRequest
-    v = cuzk.circuits.get_kind("winning-post-like").generate_vanilla("tiny")  # a sector's vanilla proof
+    v = generate_vanilla(get_kind("winning-post-like"), "tiny")  # cuzk.formats.vanilla: a sector's vanilla proof
     with Engine(config) as engine:                   # starts the workers
         job_id = engine.submit(ProofRequest(proof_kind=ProofKind.WINNING_POST, vanilla_proof=v)).job_id
         result = engine.await_job(job_id, timeout=60)  # JobResult: state, proof, timings
         result = engine.prove(request)                # both at once
 
-Also: cancel, status, metrics_text, preload / evict parameters, pause
-(stop starting queued work), shutdown (stop intake, finish running jobs).
-Everything here is thread-safe; the gRPC server calls it from many threads.
+It implements `ProvingEngine` (interface.py: cancel, status, metrics, preload / evict
+parameters, pause, shutdown) over the rooms of this package: the circuit catalog, the
+parameters, the jobs and their journal, the pipeline, its resources and observation.
 """
 
 from __future__ import annotations
@@ -17,112 +17,31 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
-import resource
 import threading
 import time
-import uuid
-from dataclasses import dataclass, field
 
-from . import recovery
-from .batch_collector import BatchCollector
+from .catalog.registry import CircuitRegistry
+from .catalog.served import build_registry
 from .config import EngineConfig
-from .devices import Device, discover
-from .errors import BudgetTooSmall, DuplicateRequestConflict, JobNotFound, QueueFull, ShuttingDown
-from .job import Job, JobTimings
-from .job_store import InMemoryJobStore, JobStore
-from .memory import MemoryBudget, format_size
-from .metrics import EngineMetrics
-from .pipeline import prover_loop, synthesis_loop
-from .prover_queue import ProverQueue
-from .registry import CircuitRegistry
-from .scheduler import Scheduler
-from .srs import SrsInfo, SrsManager
-from .trace import TraceRecorder, prover_lane, synthesis_lane
-from .types import JobState, Priority, ProofKind, ProofRequest, effective_priority
+from .errors import BudgetTooSmall, QueueFull, ShuttingDown
+from .interface import (CancelResult, DeviceStatus, EngineStatus, JobResult, ProvingEngine, QueueInfo, SubmitResult,
+                        job_row)
+from .jobs import recovery
+from .jobs.job import Job
+from .jobs.store import InMemoryJobStore, JobStore
+from .observe.metrics import EngineMetrics
+from .observe.process import rss_bytes
+from .observe.trace import TraceRecorder, prover_lane, synthesis_lane
+from .params.tiers import SrsManager
+from .pipeline.batch_collector import BatchCollector
+from .pipeline.prover_queue import ProverQueue
+from .pipeline.scheduler import Scheduler
+from .pipeline.stages import prover_loop, synthesis_loop
+from .resources.devices import Device, discover
+from .resources.memory import MemoryBudget, format_size
+from .types import JobState, JobTimings, ProofRequest
 
 log = logging.getLogger("cuzk.engine")
-
-
-@dataclass
-class SubmitResult:
-    job_id: str
-    queue_position: int
-    circuit_id: str
-    duplicate: bool = False
-
-
-@dataclass
-class JobResult:
-    job_id: str
-    state: JobState
-    circuit_id: str
-    proof_kind: ProofKind
-    priority: Priority
-    proof: bytes = b""
-    error: str = ""
-    timings: JobTimings = field(default_factory=JobTimings)
-    batch_id: str = ""
-    batch_size: int = 0
-    start_seq: int = 0
-    num_partitions: int = 1
-    partitions_done: int = 0
-    retries: int = 0
-    public_inputs: list = field(default_factory=list)
-
-    @property
-    def done(self) -> bool:
-        return self.state.terminal
-
-
-@dataclass
-class CancelResult:
-    job_id: str
-    was_running: bool
-    state: JobState
-
-
-@dataclass
-class DeviceStatus:
-    ordinal: int
-    name: str
-    kind: str
-    workers: int
-    busy_workers: int
-    vram_total: int
-    current_job_id: str
-    current_proof_kind: str
-
-
-@dataclass
-class QueueInfo:
-    proof_kind: str
-    pending: int
-    in_progress: int
-    batching: int
-
-
-@dataclass
-class EngineStatus:
-    devices: list[DeviceStatus]
-    srs: list[SrsInfo]
-    queues: list[QueueInfo]
-    completed: int
-    failed: int
-    cancelled: int
-    uptime_s: float
-    pinned_bytes: int
-    pinned_limit: int
-    memory_used: int
-    memory_limit: int
-    memory_peak: int
-    paused: bool
-    draining: bool
-    rss_bytes: int
-    peak_rss_bytes: int
-    workers: list[dict] = field(default_factory=list)  # trace lanes with their current stage
-    jobs: list[dict] = field(default_factory=list)  # jobs in flight
-    throughput: list[tuple] = field(default_factory=list)  # (window s, completed, failed)
-    now: float = 0.0  # the trace clock when the status was taken (workers' "since" are on it)
 
 
 class _Slot:
@@ -138,7 +57,7 @@ class _Slot:
             self._sem.release()
 
 
-class Engine:
+class Engine(ProvingEngine):
     def __init__(self, config: EngineConfig | None = None, registry: CircuitRegistry | None = None,
                  store: JobStore | None = None, devices: list[Device] | None = None):
         self.config = config = (config or EngineConfig()).validate()
@@ -171,7 +90,6 @@ class Engine:
         self._closing = False
         self._started = False
         self._lock = threading.Lock()
-        self._totals = {"COMPLETED": 0, "FAILED": 0, "CANCELLED": 0}
         self._admit = threading.Lock()  # limit checks and insertion of new jobs, one at a time
         self.worker_restarts = 0
         self.recovered = {"resumed": 0, "interrupted": 0, "finished": 0, "failed": 0}
@@ -258,12 +176,6 @@ class Engine:
         self.budget.poke()
         return drained
 
-    def __enter__(self) -> "Engine":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.shutdown(drain=exc[0] is None, timeout=60)
-
     @property
     def closing(self) -> bool:
         return self._closing
@@ -272,12 +184,8 @@ class Engine:
     def submit(self, request: ProofRequest, client: str = "") -> SubmitResult:
         """Accept a job (durably, with a journaling store). `client` names the submitter for
         limits.max_queued_per_client. Raises QueueFull or BudgetTooSmall (RESOURCE_EXHAUSTED)."""
-        if self._closing:
-            raise ShuttingDown("the engine is shutting down and accepts no new jobs")
-        spec = self.registry.resolve(request)
+        spec, priority, job_id = self._intake(request)
         request = dataclasses.replace(request)  # the job frees its input when it ends: keep the caller's intact
-        priority = effective_priority(int(request.priority), spec.default_priority)
-        job_id = request.request_id or uuid.uuid4().hex
         job = Job(job_id, request, spec, priority, next(self._seq))
         job.client = client
         job.on_terminal.append(self._on_terminal)
@@ -291,10 +199,7 @@ class Engine:
                 self._check_queue_limits(job)
                 stored, created = self.store.add(job)
         if not created:
-            if stored.fingerprint != job.fingerprint:
-                raise DuplicateRequestConflict(
-                    f"request_id {job_id!r} was already used for a different request")
-            return SubmitResult(stored.job_id, self._queue_position(stored), stored.circuit_id, duplicate=True)
+            return self._duplicate(stored, job.fingerprint, self._queue_position(stored))
         try:
             self.scheduler.submit(job)
         except RuntimeError:
@@ -320,16 +225,6 @@ class Engine:
             raise QueueFull(f"queue full: client {job.client or '(anonymous)'!r} has {n} job(s) queued "
                             f"(limits.max_queued_per_client = {per_client}); retry later")
 
-    def await_job(self, job_id: str, timeout: float | None = None) -> JobResult:
-        """Wait up to `timeout` seconds (None: until done); the result's state
-        says whether the job finished (a non-terminal state means timeout)."""
-        job = self.job(job_id)
-        job.wait(timeout)
-        return self.result(job)
-
-    def prove(self, request: ProofRequest, timeout: float | None = None) -> JobResult:
-        return self.await_job(self.submit(request).job_id, timeout)
-
     def cancel(self, job_id: str) -> CancelResult:
         job = self.job(job_id)
         if job.terminal:
@@ -339,12 +234,6 @@ class Engine:
         self._end(job, JobState.CANCELLED, "cancelled by request")
         self.budget.poke()  # a waiter for memory may belong to this job
         return CancelResult(job_id, was_running, job.state)
-
-    def job(self, job_id: str) -> Job:
-        job = self.store.get(job_id)
-        if job is None:
-            raise JobNotFound(f"no job {job_id!r} (unknown, or finished longer ago than daemon.job_retention)")
-        return job
 
     def result(self, job: Job) -> JobResult:
         return JobResult(
@@ -375,8 +264,6 @@ class Engine:
         self.store.record(job)
         self.metrics.job_finished(job)
         self.trace.job_end(job)
-        with self._lock:
-            self._totals[job.state.name] += 1
         if job.state == JobState.COMPLETED:
             t = job.timings
             log.info("job %s completed: total %.0f ms (queue %.0f, srs %.0f, synthesis %.0f, prove %.0f), batch of %d",
@@ -395,14 +282,16 @@ class Engine:
         return self.srs.evict(spec.circuit_id)
 
     def verifying_key(self, circuit_id: str):
-        """(CircuitSpec, VerifyingKey) of a circuit id or proof kind name."""
         spec = self.registry.lookup(circuit_id)
         return spec, self.srs.verifying_key(spec.circuit_id)
 
     # ---- control and observation -----------------------------------------------------
     def pause(self, paused: bool = True) -> None:
-        """Stop (or resume) starting queued work; running work continues."""
         self.scheduler.pause(paused)
+
+    @property
+    def paused(self) -> bool:
+        return self.scheduler.paused
 
     def queue_counts(self) -> dict:
         queued: dict[tuple[str, str], int] = {}
@@ -438,10 +327,9 @@ class Engine:
                     kind = ""
             devices.append(DeviceStatus(d.ordinal, d.name, d.kind, d.workers, len(d.current), d.vram_total,
                                         current[0][0] if current else "", kind))
-        rss, peak = _rss()
+        rss, peak = rss_bytes()
         pinned_limit = self.srs.pinned_budget or self.budget.total
-        with self._lock:
-            totals = dict(self._totals)
+        totals = self.store.ended()
         return EngineStatus(
             devices=devices, srs=self.srs.status(),
             queues=[QueueInfo(k, v[0], v[1], v[2]) for k, v in sorted(per_kind.items())],
@@ -460,14 +348,8 @@ class Engine:
             for jid in w["jobs"]:
                 stage_of.setdefault(jid, w["stage"])
         now = time.monotonic()
-        return [{"job_id": j.job_id, "circuit_id": j.circuit_id, "proof_kind": j.spec.proof_kind.label,
-                 "priority": int(j.priority), "state": int(j.state),
-                 "stage": stage_of.get(j.job_id) or j.state.name.lower(), "elapsed_s": now - j.submitted_at,
-                 "partitions_done": j.partitions_done, "num_partitions": j.num_partitions}
+        return [job_row(j, stage_of.get(j.job_id) or j.state.name.lower(), now - j.submitted_at, j.partitions_done)
                 for j in sorted(self.store.active(), key=lambda j: j.key())]
-
-    def metrics_text(self) -> str:
-        return self.metrics.text()
 
     def _queue_position(self, job: Job) -> int:
         """Jobs that will start before this one (0 = next)."""
@@ -476,35 +358,3 @@ class Engine:
         key = job.key()
         return sum(1 for j in self.store.active() if j.state == JobState.QUEUED and j.key() < key)
 
-
-def _rss() -> tuple[int, int]:
-    """(current, peak) resident set size of this process in bytes."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    try:
-        with open("/proc/self/statm") as fh:
-            pages = int(fh.read().split()[1])
-        import os
-
-        return pages * os.sysconf("SC_PAGE_SIZE"), peak
-    except (OSError, ValueError, IndexError):
-        return 0, peak
-
-
-def build_registry(config: EngineConfig) -> CircuitRegistry:
-    """The circuits a configured engine serves: the built-in workloads at the configured
-    presets, the synthetic test circuit if enabled, and circom circuits from config."""
-    registry = CircuitRegistry(config.circuits.default_preset)
-    from . import workloads
-
-    workloads.register(registry, config.param_dir(), tuple(config.circuits.presets))
-    if config.circuits.synthetic:
-        from . import synthetic
-
-        synthetic.register(registry, config.param_dir())
-    if config.circuits.circom:
-        from . import circom_circuits
-
-        for entry in config.circuits.circom:
-            spec = circom_circuits.make_spec(entry)
-            registry.register(spec, default_for_kind=spec.proof_kind != ProofKind.UNSPECIFIED)
-    return registry

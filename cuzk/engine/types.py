@@ -1,4 +1,4 @@
-"""The engine's vocabulary: proof kinds, priorities, job states, SRS tiers.
+"""The engine's vocabulary: proof kinds, priorities, job states, SRS tiers, a request, a job's timings.
 
 Numeric values equal the cuzk.v1 proto enums, so the gRPC layer converts by
 value and existing clients keep working.
@@ -6,6 +6,7 @@ value and existing clients keep working.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from enum import IntEnum
 
@@ -138,8 +139,6 @@ class ProofRequest:
 
     def fingerprint(self) -> bytes:
         """A digest of the request's content: a reused request_id must carry the same request."""
-        import hashlib
-
         h = hashlib.sha256()
         for part in (
             int(self.proof_kind).to_bytes(4, "little"),
@@ -159,3 +158,23 @@ class ProofRequest:
             h.update(len(part).to_bytes(8, "little"))
             h.update(part)
         return h.digest()
+
+
+@dataclass
+class JobTimings:
+    """Milliseconds. synthesis and prove are summed over partitions."""
+
+    queue_wait_ms: float = 0.0
+    srs_load_ms: float = 0.0
+    synthesis_ms: float = 0.0
+    prove_ms: float = 0.0
+    total_ms: float = 0.0
+
+    def as_dict(self) -> dict[str, float]:
+        return {
+            "queue_wait_ms": self.queue_wait_ms,
+            "srs_load_ms": self.srs_load_ms,
+            "synthesis_ms": self.synthesis_ms,
+            "prove_ms": self.prove_ms,
+            "total_ms": self.total_ms,
+        }

@@ -12,10 +12,10 @@ import functools
 import numba
 import numpy as np
 
-from . import codegen
-from .jit import build_module
-from .threads import threads_for
+from .arithmetic_source import fq2_source, prime_field_source
+from .codegen import build_module
 from .params import BLS12_381_FQ, BLS12_381_FR, BN254_FQ, BN254_FR, FieldParams
+from .threads import threads_for
 
 # (fr params, fq params, Fq2 non-residue xi for the Fq6 tower) per curve
 CURVE_FIELDS = {
@@ -26,11 +26,7 @@ CURVE_FIELDS = {
 
 def field_source(curve: str) -> str:
     fr, fq, xi = CURVE_FIELDS[curve]
-    return (
-        codegen.field_source("fr", fr)
-        + codegen.field_source("fq", fq)
-        + codegen.fq2_source("fq2", "fq", fq, xi)
-    )
+    return prime_field_source("fr", fr) + prime_field_source("fq", fq) + fq2_source("fq2", "fq", fq, xi)
 
 
 @functools.cache

@@ -1,7 +1,12 @@
-"""File formats at the project's edges (DESIGN.md section 5).
+"""Every byte layout at the project's edges (DESIGN.md sections 1 and 5).
 
-snarkjs: `.zkey` proving keys (zkey.py, with snarkjs_domain.py for its
-domain order), proof.json / public.json / verification_key.json
-(snarkjs_json.py); the iden3 section container of `.zkey`, `.ptau` and
-circom's `.r1cs`/`.wtns` (iden3_sections.py). bellperson: bellperson.py.
+bellperson: `.params`, `.vk` and 192-byte proofs (bellperson.py); a job's
+proof bytes per curve (proof_bytes.py). snarkjs: `.zkey` proving keys
+(zkey.py reads them, zkey_write.py writes them, zkey_setup.py makes a fresh
+one in snarkjs's conventions; snarkjs_domain.py for its domain order), proof.json /
+public.json / verification_key.json (snarkjs_json.py, its point coordinates
+in json_coords.py). circom: `.r1cs` (circom_r1cs.py) and `.wtns` (wtns.py).
+The iden3 section container of `.zkey`, `.ptau`, `.r1cs` and `.wtns` is read
+by one scanner (iden3_sections.py). The vanilla-proof container of the
+built-in circuit kinds: vanilla.py.
 """

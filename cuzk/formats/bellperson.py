@@ -31,8 +31,7 @@ import numpy as np
 from cuzk.curve import BLS12_381
 from cuzk.curve.encoding import decode_points, encode_points
 from cuzk.errors import FormatError, ValidationError
-from cuzk.groth16.keys import H_BELLPERSON, Proof, ProvingKey, VerifyingKey
-from cuzk.groth16.setup import density_vars
+from cuzk.groth16.keys import H_BELLPERSON, Proof, ProvingKey, VerifyingKey, density_vars
 
 G1_SIZE, G2_SIZE = 96, 192
 VK_FIXED = 3 * G1_SIZE + 3 * G2_SIZE  # 864

@@ -4,11 +4,16 @@ Layout, little-endian: magic (4 bytes), version u32, section count u32, then
 per section: type u32, size u64, body. Sections may come in any order. The
 table is scanned once and every size checked against the file length, so a
 truncated file is reported with the section it cuts, before anything is
-allocated from the sizes it declares.
+allocated from the sizes it declares. Every iden3 file names its curve by
+a field modulus in its header (circom's .r1cs/.wtns the scalar field's,
+snarkjs's .zkey the base field's): `curve_of_prime` maps it back.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from cuzk.curve import CURVES, Curve
 from cuzk.errors import FormatError
 
 
@@ -55,3 +60,20 @@ def require(sections: dict, stypes, where: str, names: dict[int, str]) -> None:
     for stype in stypes:
         if stype not in sections:
             raise FormatError(f"{where}: {section_label(stype, names)}: missing")
+
+
+def curve_of_prime(prime: int, where: str, field: str = "fr") -> Curve:
+    """The curve whose scalar (field="fr") or base (field="fq") field modulus is `prime`."""
+    for curve in CURVES.values():
+        if getattr(curve, field).p == prime:
+            return curve
+    kind = "scalar" if field == "fr" else "base"
+    raise FormatError(f"{where}: prime {prime:#x} is neither BN254's nor BLS12-381's {kind} field modulus")
+
+
+def file_bytes(path) -> bytes:
+    """A whole file's bytes; FormatError (naming the path) when it cannot be read."""
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot read ({exc.strerror})") from None

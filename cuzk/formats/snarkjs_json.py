@@ -5,7 +5,7 @@
     vk.json      {"protocol", "curve", "nPublic", "vk_alpha_1", "vk_beta_2", "vk_gamma_2",
                   "vk_delta_2", "vk_alphabeta_12", "IC": [G1, ...]}
 
-Points use snarkjs's projective coordinate lists (cuzk.curve.json_coords:
+Points use snarkjs's projective coordinate lists (json_coords.py:
 decimal strings, z = 1 when written). Curve names are snarkjs's: "bn128"
 for BN254 and "bls12381" for BLS12-381; readers also accept what snarkjs's
 getCurveFromName accepts (case and punctuation ignored, bn254, altbn128).
@@ -31,9 +31,10 @@ import numpy as np
 
 from cuzk import safe_json
 from cuzk.curve import Curve, get_curve
-from cuzk.curve.json_coords import point_from_json, point_to_json, points_from_json, points_to_json
 from cuzk.errors import FormatError, ValidationError
 from cuzk.groth16.keys import Proof, VerifyingKey
+
+from .json_coords import point_from_json, point_to_json, points_from_json, points_to_json
 
 SNARKJS_CURVE_NAMES = {"bn254": "bn128", "bls12_381": "bls12381"}
 _ALIASES = {"BN128": "bn254", "BN254": "bn254", "ALTBN128": "bn254", "BLS12381": "bls12_381"}

@@ -1,4 +1,4 @@
-"""snarkjs Groth16 proving keys (`.zkey`), read lazily over an mmap.
+"""snarkjs Groth16 proving keys (`.zkey`), read lazily over an mmap (zkey_write.py writes them).
 
 An iden3 section file (magic "zkey", version 1; see iden3_sections.py):
 
@@ -45,29 +45,25 @@ from pathlib import Path
 
 import numpy as np
 
-from cuzk.curve import CURVES, Curve, Group
+from cuzk.curve import Group
 from cuzk.curve.subgroup import describe_indices, in_subgroup
 from cuzk.errors import FormatError, ValidationError
 from cuzk.groth16.keys import H_SNARKJS, ProvingKey, VerifyingKey
 from cuzk.r1cs.compiled import CsrMatrix
 
-from .iden3_sections import require, scan_sections, section_label
+from .iden3_sections import curve_of_prime, require, scan_sections, section_label
 from .snarkjs_domain import h_positions, row_positions
 
 ZKEY_MAGIC = b"zkey"
+ZKEY_VERSION = 1
 GROTH16_PROTOCOL = 1
+# One section-4 record: matrix (0 = A, 1 = B), constraint, signal, value c R^2 mod r.
+COEFF_RECORD = np.dtype([("matrix", "<u4"), ("constraint", "<u4"), ("signal", "<u4"), ("value", "<u8", (4,))])
 SECTION_NAMES = {
     1: "header", 2: "groth16 header", 3: "IC", 4: "coefficients", 5: "A", 6: "B1", 7: "B2",
     8: "C", 9: "H", 10: "contributions",
 }
 PROTOCOL_NAMES = {1: "groth16", 2: "plonk", 10: "fflonk"}
-
-
-def curve_of_base_prime(q: int, where: str) -> Curve:
-    for curve in CURVES.values():
-        if curve.fq.p == q:
-            return curve
-    raise FormatError(f"{where}: base field prime {q:#x} is neither BN254's nor BLS12-381's")
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,7 +115,7 @@ class ZKey:
                 raise FormatError(f"{where}: file header: truncated ({size} bytes, need 12)")
             self._mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         mm = self._mm
-        self.sections = scan_sections(mm, ZKEY_MAGIC, 1, where, SECTION_NAMES)
+        self.sections = scan_sections(mm, ZKEY_MAGIC, ZKEY_VERSION, where, SECTION_NAMES)
         require(self.sections, (1, 2), where, SECTION_NAMES)
         off, size = self.sections[1]
         if size != 4:
@@ -174,7 +170,7 @@ class ZKey:
         if n8q not in (32, 48):
             raise FormatError(f"{where}: {label}: base field size n8q = {n8q}, expected 32 (BN254) or 48 (BLS12-381)")
         q = int.from_bytes(self._mm[take(n8q) : off], "little")
-        self.curve = curve_of_base_prime(q, f"{where}: {label}")
+        self.curve = curve_of_prime(q, f"{where}: {label}", field="fq")
         fq, fr = self.curve.fq, self.curve.fr
         if n8q != 8 * fq.limbs:
             raise FormatError(f"{where}: {label}: n8q = {n8q}, expected {8 * fq.limbs} for {self.curve.name}")
@@ -222,7 +218,7 @@ class ZKey:
                 raise FormatError(f"{self.path}: {self._label(stype)}: {size} bytes, expected {want} "
                                   f"(nVars {self.n_vars}, nPublic {self.n_public}, domainSize {self.domain_size})")
         off, size = self.sections[4]
-        record = 12 + 32
+        record = COEFF_RECORD.itemsize
         if size < 4:
             raise FormatError(f"{self.path}: {self._label(4)}: truncated ({size} bytes)")
         count = self._u32(off)
@@ -293,8 +289,7 @@ class ZKey:
         fr = self.curve.fr
         off, _ = self.sections[4]
         count = self._u32(off)
-        record = np.dtype([("matrix", "<u4"), ("constraint", "<u4"), ("signal", "<u4"), ("value", "<u8", (4,))])
-        recs = np.frombuffer(self._mm, dtype=record, count=count, offset=off + 4)
+        recs = np.frombuffer(self._mm, dtype=COEFF_RECORD, count=count, offset=off + 4)
         matrix = recs["matrix"].astype(np.int64)
         row = recs["constraint"].astype(np.int64)
         signal = recs["signal"].astype(np.int64)

@@ -41,12 +41,24 @@ class VerifyingKey:
 Vector = np.ndarray | Callable[[], np.ndarray]
 
 
+def density_vars(circuit) -> tuple[np.ndarray, np.ndarray]:
+    """Witness indices that get an A base and a B base, in bellperson's order.
+
+    A: every input (the per-input rows put each in A), then the aux variables
+    occurring in A; B: inputs, then aux, occurring in B."""
+    ni = circuit.num_inputs
+    a_vars = np.concatenate([np.arange(ni), ni + np.flatnonzero(circuit.density("a_aux"))])
+    b_vars = np.concatenate([np.flatnonzero(circuit.density("b_input")), ni + np.flatnonzero(circuit.density("b_aux"))])
+    return a_vars.astype(np.int64), b_vars.astype(np.int64)
+
+
 @dataclass
 class ProvingKey:
     """Everything the prover needs; bases are affine point arrays.
 
     `a_vars` / `b_vars` are the witness indices (into w = [1, inputs, aux])
-    that the density-filtered A and B bases belong to, in order.
+    that the density-filtered A and B bases belong to, in order
+    (`density_vars` for bellperson keys).
     """
 
     vk: VerifyingKey

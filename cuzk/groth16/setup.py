@@ -21,7 +21,7 @@ from cuzk.backend.cpu.fixed_base import FixedBaseTable
 from cuzk.backend.cpu.ntt import ntt_kernels
 from cuzk.curve import get_curve
 
-from .keys import H_BELLPERSON, ProvingKey, VerifyingKey
+from .keys import H_BELLPERSON, ProvingKey, VerifyingKey, density_vars
 
 CHUNK = 1 << 16
 
@@ -58,17 +58,6 @@ def transpose_product(backend, curve, mat, coeff_table, values: np.ndarray, num_
     indptr = np.zeros(num_cols + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
     return backend.spmv(curve, indptr, rows[order], mat.coeff_idx[order], coeff_table, values)
-
-
-def density_vars(circuit) -> tuple[np.ndarray, np.ndarray]:
-    """Witness indices that get an A base and a B base, in bellperson's order.
-
-    A: every input (the per-input rows put each in A), then the aux variables
-    occurring in A; B: inputs, then aux, occurring in B."""
-    ni = circuit.num_inputs
-    a_vars = np.concatenate([np.arange(ni), ni + np.flatnonzero(circuit.density("a_aux"))])
-    b_vars = np.concatenate([np.flatnonzero(circuit.density("b_input")), ni + np.flatnonzero(circuit.density("b_aux"))])
-    return a_vars.astype(np.int64), b_vars.astype(np.int64)
 
 
 def _rand(p: int) -> int:

@@ -1,4 +1,4 @@
-"""Constraint systems, compiled circuits (PCE) and circom import.
+"""Constraint systems and compiled circuits (PCE).
 
 Writing circuits (see `system` for the full contract):
 
@@ -11,20 +11,20 @@ Writing circuits (see `system` for the full contract):
 Variables are ints (input i -> i, ONE = 0; aux j -> ~j), linear combinations
 are `LC` (parallel int64 arrays), values are ints or Montgomery uint64[n, 4].
 `RecordingCS.compile()` -> `CompiledCircuit` (CSR A/B/C, coefficient table,
-densities, topology hash; `save`/`load` an mmap-able file);
+densities, topology hash; `save_compiled`/`load_compiled` an mmap-able file);
 `evaluate(circuit, w)` -> (a, b, c) by SpMV. Gadgets repeated N times are
 recorded once (`cs.template()`) and stamped (`cs.stamp(...)`).
-circom: `read_r1cs(path)` -> CircomR1CS, `read_wtns(path)` -> CircomWitness.
+circom's .r1cs/.wtns files are read by cuzk.formats (circom_r1cs, wtns).
 """
 
 from .checking import TestCS
-from .circom import CircomR1CS, CircomWitness, read_r1cs, read_wtns, witness_for
 from .coefficients import decode as decode_coefficient
 from .coefficients import encode as encode_coefficient
 from .compiled import CompiledCircuit, CsrMatrix
 from .evaluation import check_satisfied, evaluate, unsatisfied_rows
 from .linear_combination import LC, LinearCombination
 from .pce_file import load as load_compiled
+from .pce_file import save as save_compiled
 from .recording import RecordingCS
 from .stamping import SparseRows, Template
 from .system import CURVES, ConstraintSystem
@@ -54,13 +54,9 @@ __all__ = [
     "CompiledCircuit",
     "CsrMatrix",
     "load_compiled",
+    "save_compiled",
     "evaluate",
     "check_satisfied",
     "unsatisfied_rows",
-    "read_r1cs",
-    "read_wtns",
-    "witness_for",
-    "CircomR1CS",
-    "CircomWitness",
 ]
 

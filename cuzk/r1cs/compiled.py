@@ -19,10 +19,12 @@ Per proof only the witness changes, so the structure is recorded once into:
 Canonical form, so equal circuits give equal bytes and equal hashes: terms
 within a row are sorted by column, repeated columns are summed, zero
 coefficients are dropped (bellpepper's LinearCombination does the same).
+`pce_file` saves and loads it (`cuzk.r1cs.save_compiled` / `load_compiled`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import struct
 from dataclasses import dataclass
@@ -119,20 +121,8 @@ class CompiledCircuit:
     def density_count(self, name: str) -> int:
         return int(self.density(name).sum())
 
-    # ---- persistence (see pce_file for the byte layout) ---------------------
-    def save(self, path) -> None:
-        from .pce_file import save
-
-        save(self, path)
-
-    @staticmethod
-    def load(path, verify: bool = False) -> "CompiledCircuit":
-        from .pce_file import load
-
-        return load(path, verify=verify)
-
     def with_structure_hash(self) -> "CompiledCircuit":
-        return _replace_hash(self, topology_hash(self))
+        return dataclasses.replace(self, topology_hash=topology_hash(self))
 
 
 def pack_bits(bits: np.ndarray) -> np.ndarray:
@@ -159,12 +149,6 @@ def topology_hash(cc: CompiledCircuit) -> bytes:
         h.update(struct.pack("<2sQ", arr.dtype.str[1:].encode()[:2], arr.size))
         h.update(memoryview(arr).cast("B"))
     return h.digest()
-
-
-def _replace_hash(cc, digest):
-    from dataclasses import replace
-
-    return replace(cc, topology_hash=digest)
 
 
 # ---------------------------------------------------------------------------

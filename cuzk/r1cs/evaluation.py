@@ -1,14 +1,15 @@
 """Per-proof evaluation of a compiled circuit: a = A.w, b = B.w, c = C.w.
 
 w is the flat Montgomery witness [1, inputs..., aux...] (uint64[num_vars, 4]).
-The SpMV runs in `cuzk.backend.cpu.spmv`.
+`evaluate` runs the CPU backend's SpMV (`Backend.evaluate`); the prover calls
+its own backend's, which on a GPU keeps the matrices resident.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from cuzk.backend.cpu.spmv import spmv
+from cuzk.backend import get_backend
 
 from .compiled import CompiledCircuit
 
@@ -22,13 +23,7 @@ def check_witness_shape(cc: CompiledCircuit, w: np.ndarray) -> np.ndarray:
 
 def evaluate(cc: CompiledCircuit, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(a, b, c), each Montgomery uint64[num_rows, 4] (input rows included)."""
-    w = check_witness_shape(cc, w)
-    out = []
-    for m in cc.matrices:
-        res = np.empty((cc.num_rows, cc.fr.limbs), dtype=np.uint64)
-        spmv(m.indptr, m.cols, m.coeff_idx, cc.coeff_table, w, res, curve=cc.curve)
-        out.append(res)
-    return tuple(out)
+    return get_backend("cpu").evaluate(cc, check_witness_shape(cc, w))
 
 
 def unsatisfied_rows(cc: CompiledCircuit, w: np.ndarray) -> np.ndarray:

@@ -26,7 +26,8 @@ from array import array
 import numpy as np
 
 from .coefficients import BIG, decode, encode
-from .variable import ONE
+
+ONE_CODE = 0  # the variable code of the constant ONE (input 0, see variable.py)
 
 
 def _is_var(x) -> bool:
@@ -52,7 +53,7 @@ class LinearCombination:
 
     @classmethod
     def constant(cls, c: int) -> "LinearCombination":
-        return cls.of(ONE, c)
+        return cls.of(ONE_CODE, c)
 
     @classmethod
     def from_terms(cls, terms) -> "LinearCombination":

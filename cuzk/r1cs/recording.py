@@ -13,6 +13,7 @@ from array import array
 
 import numpy as np
 
+from .compiled import CompiledCircuit, compile_rows
 from .stamping import SparseRows, Template, instantiate
 from .system import ConstraintSystem
 
@@ -63,10 +64,8 @@ class StructureRecorder:
         """This recording as a stamping template (inputs = its interface)."""
         return Template(self.num_inputs, self.num_aux, self.num_constraints, *self.sparse_rows())
 
-    def compile(self):
+    def compile(self) -> CompiledCircuit:
         """-> CompiledCircuit (input rows `input_i * 0 = 0` appended, as bellperson does)."""
-        from .compiled import compile_rows
-
         return compile_rows(self.curve, self.num_inputs, self.num_aux, self.sparse_rows())
 
 

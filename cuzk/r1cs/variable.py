@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .linear_combination import ONE_CODE, LinearCombination
 
 
 class Variable(int):
@@ -29,32 +30,26 @@ class Variable(int):
     __slots__ = ()
 
     def lc(self):
-        from .linear_combination import LinearCombination
-
         return LinearCombination.of(self)
 
     def __add__(self, other):
         return self.lc() + other
 
     def __radd__(self, other):
-        return _lc_of(other) + self
+        return LinearCombination.coerce(other) + self
 
     def __sub__(self, other):
         return self.lc() - other
 
     def __rsub__(self, other):
-        return _lc_of(other) - self
+        return LinearCombination.coerce(other) - self
 
     def __neg__(self):
-        from .linear_combination import LinearCombination
-
         return LinearCombination.of(self, -1)
 
     def __mul__(self, k):
         if isinstance(k, Variable) or not isinstance(k, (int, np.integer)):
             return NotImplemented  # a product of variables is not linear
-        from .linear_combination import LinearCombination
-
         return LinearCombination.of(self, int(k))
 
     __rmul__ = __mul__
@@ -63,13 +58,7 @@ class Variable(int):
         return f"Variable({describe(self)})"
 
 
-def _lc_of(x):
-    from .linear_combination import LinearCombination
-
-    return LinearCombination.coerce(x)
-
-
-ONE = Variable(0)  # input 0, the constant 1
+ONE = Variable(ONE_CODE)  # input 0, the constant 1
 
 
 def input_var(i: int) -> Variable:

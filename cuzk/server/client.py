@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import grpc
 
+from cuzk.errors import CuzkError
 from cuzk.proto import proving_pb2 as pb
 from cuzk.proto import proving_pb2_grpc as pbg
 
@@ -35,8 +36,6 @@ class _Details(grpc.ClientCallDetails):
 
 
 def read_ca(path: str) -> bytes:
-    from cuzk.errors import CuzkError
-
     try:
         return open(path, "rb").read()
     except OSError as exc:

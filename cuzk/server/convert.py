@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from cuzk.engine import JobResult, JobState, Priority, ProofKind, ProofRequest
-from cuzk.engine.engine import EngineStatus
+from cuzk.curve import CURVES, get_curve
+from cuzk.curve.encoding import decode_points, encode_points
+from cuzk.engine import EngineStatus, JobResult, JobState, Priority, ProofKind, ProofRequest
 from cuzk.engine.errors import InvalidRequest
 from cuzk.errors import FormatError, ValidationError
 from cuzk.groth16.keys import VerifyingKey
@@ -119,8 +120,6 @@ def _worker(w: dict, now: float) -> pb.WorkerActivity:
 
 def _point_bytes(group, pt: np.ndarray) -> bytes:
     if group.curve == "bls12_381":
-        from cuzk.curve.encoding import encode_points
-
         return encode_points(group, pt[None], compressed=False)
     fq = group.field if group.name == "g1" else group.field.base
     flat = pt.reshape(-1, fq.limbs)
@@ -132,8 +131,6 @@ def _point_bytes(group, pt: np.ndarray) -> bytes:
 def _point_from(group, data: bytes, what: str) -> np.ndarray:
     """One vk point as the daemon sends it, validated (canonical, on the curve, in the subgroup)."""
     if group.curve == "bls12_381":
-        from cuzk.curve.encoding import decode_points
-
         return decode_points(group, data, compressed=False, count=1, what=f"verifying key {what}")[0]
     fq = group.field if group.name == "g1" else group.field.base
     k = 2 if group.name == "g1" else 4
@@ -162,8 +159,6 @@ def vk_to_proto(spec, vk: VerifyingKey) -> pb.GetVerifyingKeyResponse:
 
 
 def vk_from_proto(m: pb.GetVerifyingKeyResponse) -> VerifyingKey:
-    from cuzk.curve import CURVES, get_curve
-
     if m.curve not in CURVES:
         raise FormatError(f"verifying key curve: unknown curve {m.curve[:40]!r} (expected one of {', '.join(CURVES)})")
     if not m.ic:

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -21,8 +22,11 @@ class DaemonError(RuntimeError):
 
 
 class LocalDaemon:
-    def __init__(self, workdir, config_text: str = "", env: dict | None = None, log_to: Path | None = None):
-        """`config_text`: TOML appended after the [daemon] listen/state_dir lines this class writes."""
+    def __init__(self, workdir, config_text: str = "", env: dict | None = None, log_to: Path | None = None,
+                 progress: bool = False):
+        """`config_text`: TOML appended after the [daemon] listen/state_dir lines this class writes.
+        `progress`: the daemon's first-run notices ("cuzk: compiling ...", which it writes to its
+        log) are echoed on this process's stderr while it runs."""
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.socket = self.workdir / "cuzk.sock"
@@ -30,9 +34,11 @@ class LocalDaemon:
         self.log = log_to or self.workdir / "daemon.log"
         self.config.write_text(f'[daemon]\nlisten = "unix://{self.socket}"\nstate_dir = "{self.workdir}"\n'
                                + config_text)
-        self.env = env or {}
+        self.env = {**(env or {}), **({"CUZK_PROGRESS": "1"} if progress else {})}
+        self.progress = progress
         self.proc: subprocess.Popen | None = None
         self._logfh = None
+        self._relay: threading.Thread | None = None
 
     @property
     def address(self) -> str:
@@ -42,6 +48,9 @@ class LocalDaemon:
         self._logfh = open(self.log, "ab")
         self.proc = subprocess.Popen([sys.executable, "-m", "cuzk", "daemon", "--config", str(self.config)],
                                      stdout=self._logfh, stderr=subprocess.STDOUT, env={**os.environ, **self.env})
+        if self.progress:
+            self._relay = threading.Thread(target=self._relay_notices, name="daemon-notices", daemon=True)
+            self._relay.start()
         end = time.monotonic() + ready_timeout
         while True:
             if self.proc.poll() is not None:
@@ -58,6 +67,20 @@ class LocalDaemon:
                 self.kill()
                 raise DaemonError(f"the daemon was not ready within {ready_timeout:.0f} s:\n{self.log_text()}")
             time.sleep(0.1)
+
+    def _relay_notices(self) -> None:
+        """Echo the log's "cuzk: " notice lines to stderr until the daemon exits."""
+        with open(self.log, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            while True:
+                line = fh.readline()
+                if line.startswith(b"cuzk: "):
+                    sys.stderr.write(line.decode(errors="replace"))
+                    sys.stderr.flush()
+                elif not line:
+                    if self.proc is None or self.proc.poll() is not None:
+                        return
+                    time.sleep(0.2)
 
     def client(self) -> ProvingClient:
         return ProvingClient(self.address)

@@ -7,8 +7,9 @@ built-in workloads, the vanilla proof it sent), not from the daemon's answer.
 
 from __future__ import annotations
 
-from cuzk.engine import proof_bytes
 from cuzk.errors import CuzkError
+from cuzk.formats import proof_bytes
+from cuzk.groth16.verifier import PreparedVerifyingKey, verify_batch
 
 from . import convert
 
@@ -22,16 +23,12 @@ class ProofChecker:
 
     def prepared(self, circuit_id: str):
         if circuit_id not in self._pvk:
-            from cuzk.groth16.verifier import PreparedVerifyingKey
-
             vk = convert.vk_from_proto(self.client.verifying_key(circuit_id))
             self._pvk[circuit_id] = PreparedVerifyingKey(vk)
         return self._pvk[circuit_id]
 
     def check(self, circuit_id: str, proof: bytes, public_inputs: list[list[int]]) -> bool:
         """True iff every partition's proof verifies (one batched pairing check)."""
-        from cuzk.groth16.verifier import verify_batch
-
         pvk = self.prepared(circuit_id)
         curve = pvk.curve.name
         try:

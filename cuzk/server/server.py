@@ -1,4 +1,4 @@
-"""The gRPC server: listens on a unix socket (default) or TCP, serves an Engine.
+"""The gRPC server: listens on a unix socket (default) or TCP, serves a ProvingEngine.
 
 Access rules (anyone who can connect can submit work):
 - a unix socket is owner-only (0600) from the moment it exists: it is bound
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import grpc
 
-from cuzk.engine import Engine
+from cuzk.engine import ProvingEngine
 from cuzk.errors import CuzkError
 from cuzk.proto import proving_pb2_grpc as pbg
 
@@ -83,7 +83,7 @@ def _read_pem(path: str, what: str) -> bytes:
 
 
 class DaemonServer:
-    def __init__(self, engine: Engine, listen: str, max_message_bytes: int = 128 << 20, threads: int = 64,
+    def __init__(self, engine: ProvingEngine, listen: str, max_message_bytes: int = 128 << 20, threads: int = 64,
                  token: str = "", tls_cert: str = "", tls_key: str = ""):
         self.engine = engine
         self.address = addr.parse(listen)

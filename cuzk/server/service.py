@@ -1,4 +1,4 @@
-"""The cuzk.v1.ProvingEngine gRPC service over an Engine.
+"""The cuzk.v1.ProvingEngine gRPC service over a ProvingEngine (cuzk.engine.interface).
 
 Engine errors map to status codes: bad requests INVALID_ARGUMENT, unknown
 jobs NOT_FOUND, a reused request_id with other content ALREADY_EXISTS,
@@ -19,10 +19,10 @@ import traceback
 
 import grpc
 
-from cuzk.engine import Engine, ProofKind, ProofRequest
+from cuzk.engine import ProofKind, ProofRequest, ProvingEngine
 from cuzk.engine.errors import (BudgetTooSmall, DuplicateRequestConflict, InvalidRequest, JobNotFound,
                                 ParamsInUse, QueueFull, ShuttingDown)
-from cuzk.engine.journal import JournalError
+from cuzk.engine.jobs.journal import JournalError
 from cuzk.errors import CuzkError
 from cuzk.proto import proving_pb2 as pb
 from cuzk.proto import proving_pb2_grpc as pbg
@@ -77,7 +77,7 @@ def rpc(method):
 
 
 class ProvingEngineService(pbg.ProvingEngineServicer):
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: ProvingEngine):
         self.engine = engine
 
     @rpc
@@ -135,21 +135,21 @@ class ProvingEngineService(pbg.ProvingEngineServicer):
         if request.circuit_id:
             name = request.circuit_id
         else:
-            name = self.engine.registry.resolve(ProofRequest(proof_kind=ProofKind(request.proof_kind))).circuit_id
+            name = self.engine.resolve(ProofRequest(proof_kind=ProofKind(request.proof_kind))).circuit_id
         spec, vk = self.engine.verifying_key(name)
         return convert.vk_to_proto(spec, vk)
 
     @rpc
     def PauseScheduler(self, request, context):
         self.engine.pause(request.pause)
-        return pb.PauseSchedulerResponse(paused=self.engine.scheduler.paused)
+        return pb.PauseSchedulerResponse(paused=self.engine.paused)
 
     @rpc
     def GetTrace(self, request, context):
         if request.last_seconds < 0:
             raise InvalidRequest("last_seconds must not be negative")
-        text = self.engine.trace.jsonl(request.last_seconds)
-        return pb.GetTraceResponse(jsonl=text, events=text.count("\n") - 1, dropped=self.engine.trace.dropped())
+        text = self.engine.trace_jsonl(request.last_seconds)
+        return pb.GetTraceResponse(jsonl=text, events=text.count("\n") - 1, dropped=self.engine.trace_dropped())
 
     @staticmethod
     def _circuit(circuit_id: str) -> str:

@@ -1,4 +1,5 @@
-"""CUDA backend against the CPU backend and naive references (gpu marked)."""
+"""CUDA backend against the CPU backend and outside references (msm_oracle: arkworks / py_ecc,
+distinct bases with known logs) (gpu marked)."""
 
 import numpy as np
 import pytest
@@ -6,18 +7,11 @@ import pytest
 from cuzk.backend import get_backend
 from cuzk.curve import get_curve
 
+from msm_oracle import pool_of
+
 pytestmark = pytest.mark.gpu
 
 CURVES = ["bls12_381", "bn254"]
-
-
-def naive_msm(grp, pts, ints):
-    """sum k_i P_i through per-point scalar multiplication and affine additions."""
-    prods = grp.scalar_mul(pts, [k % (1 << 256) for k in ints])
-    acc = grp.identity(1)[0]
-    for p in prods:
-        acc = grp.add(acc[None], p[None])[0]
-    return acc
 
 
 @pytest.fixture(scope="module")
@@ -28,26 +22,22 @@ def cuda():
 @pytest.mark.parametrize("curve_name", CURVES)
 @pytest.mark.parametrize("group", ["g1", "g2"])
 def test_msm_edge_cases(cuda, curve_name, group):
-    curve = get_curve(curve_name)
-    grp = getattr(curve, group)
-    fr = curve.fr
-    rng = np.random.default_rng(7)
-    base = grp.random(6, rng)
-    r = fr.p
-    cases = {
-        "n=1": (base[:1], [12345]),
-        "zeros": (base[:4], [0, 0, 0, 0]),
-        "ones": (base[:5], [1, 1, 1, 0, 1]),
-        "r-1": (base[:3], [r - 1, 1, r - 1]),
-        "infinity bases": (np.concatenate([grp.identity(2), base[:2]]), [5, 7, r - 2, 3]),
-        "repeated": (np.repeat(base[:1], 40, axis=0), [3] * 20 + [1] * 10 + [r - 1] * 10),
-        "mixed": (base, [0, 1, 2, r - 1, 1 << 200, 99]),
+    pool = pool_of(curve_name, group, 64)
+    r = pool.r
+    cases = {  # base indices (-1: infinity), scalars
+        "n=1": ([0], [12345]),
+        "zeros": ([0, 1, 2, 3], [0, 0, 0, 0]),
+        "ones": ([0, 1, 2, 3, 4], [1, 1, 1, 0, 1]),
+        "r-1": ([0, 1, 2], [r - 1, 1, r - 1]),
+        "infinity bases": ([-1, -1, 0, 1], [5, 7, r - 2, 3]),
+        "repeated": ([0] * 40, [3] * 20 + [1] * 10 + [r - 1] * 10),
+        "mixed": (list(range(6)), [0, 1, 2, r - 1, 1 << 200, 99]),
     }
-    for name, (pts, ks) in cases.items():
-        got = cuda.msm(curve, group, pts, fr.canonical_from_ints(ks))
-        want = naive_msm(grp, pts, ks)
-        assert (got == want).all(), name
-    empty = cuda.msm(curve, group, grp.identity(0), np.zeros((0, 4), dtype=np.uint64))
+    for name, (idx, ks) in cases.items():
+        pts = np.concatenate([pool.points, pool.G.identity(1)])[idx]
+        got = cuda.msm(pool.curve, group, pts, pool.scalars(ks))
+        assert pool.G.to_ints(got[None])[0] == pool.expect([0 if i < 0 else pool.logs[i] for i in idx], ks), name
+    empty = cuda.msm(pool.curve, group, pool.G.identity(0), np.zeros((0, 4), dtype=np.uint64))
     assert not empty.any()
 
 
@@ -55,18 +45,27 @@ def test_msm_edge_cases(cuda, curve_name, group):
 @pytest.mark.parametrize("group,log_n", [("g1", 12), ("g1", 16), ("g2", 12)])
 def test_msm_matches_cpu(cuda, curve_name, group, log_n):
     curve = get_curve(curve_name)
-    grp = getattr(curve, group)
+    pool = pool_of(curve_name, group, 4096)
     rng = np.random.default_rng(log_n)
     n = 1 << log_n
-    pts = grp.random(64, rng)[rng.integers(0, 64, n)]  # repeats exercise doubling in buckets
-    sc = curve.fr.from_mont(curve.fr.random(n, rng))
-    sc[::7] = 0
-    sc[1::7] = 0
-    sc[1::7, 0] = 1
+    # 4096 distinct bases: each once at n = 2^12, repeated at 2^16 (doublings in buckets)
+    idx = rng.permutation(4096) if n == 4096 else rng.integers(0, 4096, n)
+    pts = pool.points[idx]
+    ints = pool.random_scalars(n, rng)
+    for i in range(0, n, 7):
+        ints[i] = 0
+    for i in range(1, n, 7):
+        ints[i] = 1
+    sc = pool.scalars(ints)
+    logs = [pool.logs[i] for i in idx]
     cpu = get_backend("cpu")
-    assert (cuda.msm(curve, group, pts, sc) == cpu.msm(curve, group, pts, sc)).all()
+    got = cuda.msm(curve, group, pts, sc)
+    assert (got == cpu.msm(curve, group, pts, sc)).all()
+    assert pool.G.to_ints(got[None])[0] == pool.expect(logs, ints)
     mask = sc.any(axis=1)
-    assert (cuda.batch_add(curve, group, pts, mask) == cpu.batch_add(curve, group, pts, mask)).all()
+    got = cuda.batch_add(curve, group, pts, mask)
+    assert (got == cpu.batch_add(curve, group, pts, mask)).all()
+    assert pool.G.to_ints(got[None])[0] == pool.expect(logs, mask.astype(int))
 
 
 @pytest.mark.parametrize("curve_name", CURVES)

@@ -1,10 +1,11 @@
 """MSM and batch-add conformance, parametrized over backends (conftest `backend`).
 
-References need no MSM of their own: bases are built as [k_i]G with known
-k_i, so sum s_i [k_i]G = [sum s_i k_i mod r]G is one generator multiplication
-(the group tests check scalar_mul against py_ecc). BLS12-381 results are
-also compared with py_arkworks_bls12381's multiexp. The tests at the end
-drive the CPU kernels directly (both bucket methods, several window sizes,
+The expected values come from outside cuzk (msm_oracle.py): 5000 distinct bases per group with
+known discrete logs, made by py-arkworks-bls12381 (BLS12-381) or py_ecc's bn128 (BN254), and
+the expected sum [sum s_i log_i]G multiplied by the same outside library. Scalars include the
+adversarial shapes of bucket methods (equal digits, few digit values, carries through every
+window). BLS12-381 results are also compared with arkworks' multiexp over random points. The
+tests at the end drive the CPU kernels directly (both bucket methods, several window sizes,
 chunked affine passes).
 """
 
@@ -16,120 +17,142 @@ import pytest
 from cuzk.backend.cpu import msm as cpu_msm
 from cuzk.curve import get_curve
 
+from msm_oracle import Pool, ark
+
 GROUPS = [("bls12_381", "g1"), ("bls12_381", "g2"), ("bn254", "g1"), ("bn254", "g2")]
-
-
-class Ref:
-    """Bases with known discrete logs; expected MSM results from those logs."""
-
-    def __init__(self, curve_name: str, group: str, n_distinct: int = 24, seed: int = 1):
-        self.curve = get_curve(curve_name)
-        self.name = curve_name
-        self.group = group
-        self.G = getattr(self.curve, group)
-        self.r = self.curve.fr.p
-        rng = np.random.default_rng(seed)
-        self.logs = [int.from_bytes(rng.bytes(32), "little") % self.r for _ in range(n_distinct)]
-        self.points = self.mul_gen(self.logs)
-
-    def mul_gen(self, ks) -> np.ndarray:
-        g = self.G
-        return g.scalar_mul(np.broadcast_to(g.generator, (len(ks),) + g.generator.shape), [k % self.r for k in ks])
-
-    def expect(self, logs, scalars) -> np.ndarray:
-        return self.mul_gen([sum(int(k) * int(s) for k, s in zip(logs, scalars)) % self.r])[0]
-
-    def scalars(self, ints) -> np.ndarray:
-        return self.curve.fr.canonical_from_ints([int(s) for s in ints])
-
-    def random_scalars(self, n, rng) -> list[int]:
-        return [int.from_bytes(rng.bytes(32), "little") % self.r for _ in range(n)]
+N = 5000  # distinct bases per group
 
 
 @pytest.fixture(scope="module", params=GROUPS, ids=[f"{c}-{g}" for c, g in GROUPS])
-def ref(request):
-    return Ref(*request.param)
+def pool(request):
+    return Pool(*request.param, n=N)
 
 
-def check(backend, ref: Ref, idx, ints, what=""):
-    """MSM over ref.points[idx] (idx -1 = infinity) against the discrete-log reference."""
+def check(backend, pool: Pool, idx, ints, what=""):
+    """MSM over pool.points[idx] (idx -1 = infinity) against the outside implementation."""
     idx = np.asarray(idx, dtype=np.int64)
-    pts = np.concatenate([ref.points, ref.G.identity(1)])[idx]
-    logs = [0 if i < 0 else ref.logs[i] for i in idx]
-    got = backend.msm(ref.name, ref.group, pts, ref.scalars(ints))
-    assert got.shape == (2,) + ref.G.coord
-    assert (got == ref.expect(logs, ints)).all(), what
+    pts = np.concatenate([pool.points, pool.G.identity(1)])[idx]
+    logs = [0 if i < 0 else pool.logs[i] for i in idx]
+    got = backend.msm(pool.name, pool.group, pts, pool.scalars(ints))
+    assert got.shape == (2,) + pool.G.coord
+    assert pool.G.to_ints(got[None])[0] == pool.expect(logs, ints), what
 
 
-def test_random_small(backend, ref):
+def distinct(rng, n: int) -> np.ndarray:
+    return rng.permutation(N)[:n]
+
+
+def test_pool_bases_are_distinct_points_of_the_group(pool):
+    assert len({tuple(map(tuple, p.reshape(2, -1))) for p in pool.points}) == N
+    assert pool.G.is_on_curve(pool.points).all()
+    sample = pool.points[:: N // 7]
+    assert pool.G.is_in_subgroup(sample).all()
+
+
+def test_random_small(backend, pool):
     rng = np.random.default_rng(3)
-    for n in (1, 2, 5, 24):
-        check(backend, ref, np.arange(n), ref.random_scalars(n, rng), f"n={n}")
+    for n in (1, 2, 5, 24, 100):
+        check(backend, pool, distinct(rng, n), pool.random_scalars(n, rng), f"n={n}")
 
 
-def test_empty_and_zero(backend, ref):
-    empty = backend.msm(ref.name, ref.group, ref.G.identity(0), np.zeros((0, 4), dtype=np.uint64))
-    assert empty.shape == (2,) + ref.G.coord and not empty.any()
-    check(backend, ref, np.arange(7), [0] * 7, "all-zero scalars")
-    check(backend, ref, [3], [0], "n=1, zero")
-    check(backend, ref, [3], [1], "n=1, one")
-    check(backend, ref, [3], [ref.r - 1], "n=1, r-1")
+def test_empty_and_zero(backend, pool):
+    empty = backend.msm(pool.name, pool.group, pool.G.identity(0), np.zeros((0, 4), dtype=np.uint64))
+    assert empty.shape == (2,) + pool.G.coord and not empty.any()
+    check(backend, pool, np.arange(7), [0] * 7, "all-zero scalars")
+    check(backend, pool, [3], [0], "n=1, zero")
+    check(backend, pool, [3], [1], "n=1, one")
+    check(backend, pool, [3], [pool.r - 1], "n=1, r-1")
 
 
-def test_edge_scalars_and_bases(backend, ref):
-    r = ref.r
-    check(backend, ref, [0, 1, 2, 3], [r - 1, 1, r - 1, 2], "r-1")
-    check(backend, ref, [-1, 0, -1, 1, 2], [5, 7, 1, r - 2, 1], "infinity bases")
-    check(backend, ref, [-1, -1], [3, 1], "only infinity")
-    check(backend, ref, [0, 1, 2, 3, 4, 5], [0, 1, 2, r - 1, 1 << 200, 99], "mixed 0/1/other")
+def test_edge_scalars_and_bases(backend, pool):
+    r = pool.r
+    check(backend, pool, [0, 1, 2, 3], [r - 1, 1, r - 1, 2], "r-1")
+    check(backend, pool, [-1, 0, -1, 1, 2], [5, 7, 1, r - 2, 1], "infinity bases")
+    check(backend, pool, [-1, -1], [3, 1], "only infinity")
+    check(backend, pool, [0, 1, 2, 3, 4, 5], [0, 1, 2, r - 1, 1 << 200, 99], "mixed 0/1/other")
     # scalars are integers below 2^256, not necessarily reduced mod r
-    check(backend, ref, [0, 1, 2], [(1 << 256) - 1, r, r + 5], "unreduced scalars")
-    check(backend, ref, np.arange(24), [(1 << 20) - i for i in range(24)], "short scalars")
+    check(backend, pool, [0, 1, 2], [(1 << 256) - 1, r, r + 5], "unreduced scalars")
+    check(backend, pool, np.arange(24), [(1 << 20) - i for i in range(24)], "short scalars")
 
 
-def test_repeated_bases(backend, ref):
+def _digits(ds, c: int) -> int:
+    """The integer whose base-2^c digits, least significant first, are `ds`."""
+    return sum(int(d) << (c * j) for j, d in enumerate(ds))
+
+
+def test_adversarial_scalars(backend, pool):
+    """Scalars that stress bucket methods: every window digit equal (for the window width the CPU
+    plan picks and for others), digits concentrated on few values (0, the signed-digit boundary
+    2^(c-1), the largest 2^c - 1: carries through every window), all ones, single bits; over
+    distinct bases."""
+    rng = np.random.default_rng(13)
+    n, r = 1000, pool.r
+    idx = distinct(rng, n)
+    check(backend, pool, idx, [r - 1] * n, "all r-1")
+    check(backend, pool, idx, [pool.random_scalars(1, rng)[0]] * n, "one value everywhere")
+    check(backend, pool, idx, [(r - 1) * (i % 2) for i in range(n)], "0 and r-1 alternating")
+    check(backend, pool, idx, [1 << int(j) for j in rng.integers(0, 252, n)], "single bits")
+    check(backend, pool, idx, [(1 << int(k)) - 1 for k in rng.integers(200, 253, n)], "all ones")
+    for c in sorted({cpu_msm.choose_plan(n, 253)[1], cpu_msm.choose_plan(200, 253)[1], 5, 16}):
+        m = 252 // c  # windows below 2^252 < r: reduction leaves the digits as they are
+        for d in (1, (1 << (c - 1)), (1 << c) - 1):
+            check(backend, pool, idx[:200], [_digits([d] * m, c)] * 200, f"c={c}: every digit {d}")
+        few = np.array([0, 1 << (c - 1), (1 << c) - 1])
+        ints = [_digits(few[rng.integers(0, 3, m)], c) for _ in range(n)]
+        check(backend, pool, idx, ints, f"c={c}: digits in {few.tolist()}")
+    # large enough for the CPU's affine bucket kernel: equal points meet in one bucket (P + P, P + -P)
+    big = 2500
+    c = cpu_msm.choose_plan(big, 253)[1]
+    check(backend, pool, distinct(rng, big), [_digits([(1 << c) - 1] * (252 // c), c)] * big, "affine: max digits")
+    s = pool.random_scalars(1, rng)[0]
+    check(backend, pool, [7] * big, [s] * big, "affine: one point, one scalar")
+    check(backend, pool, [7, 7, 8] * (big // 3), [s, r - s, 3] * (big // 3), "affine: cancelling pairs")
+
+
+def test_repeated_bases(backend, pool):
     """Same point many times: equal digits land in the same bucket (doubling),
     opposite points cancel inside a bucket (P + -P)."""
     rng = np.random.default_rng(5)
-    check(backend, ref, [2] * 300, [12345] * 300, "identical (point, scalar) pairs")
-    check(backend, ref, [2] * 40, [3] * 20 + [1] * 10 + [ref.r - 1] * 10, "repeated, mixed scalars")
-    s = ref.random_scalars(1, rng)[0]
-    check(backend, ref, [4, 4, 4, 5] * 50, [s, ref.r - s, s, 7] * 50, "cancelling pairs")
-    check(backend, ref, rng.integers(0, 4, 1000), ref.random_scalars(1000, rng), "few distinct bases, n=1000")
+    check(backend, pool, [2] * 300, [12345] * 300, "identical (point, scalar) pairs")
+    check(backend, pool, [2] * 40, [3] * 20 + [1] * 10 + [pool.r - 1] * 10, "repeated, mixed scalars")
+    s = pool.random_scalars(1, rng)[0]
+    check(backend, pool, [4, 4, 4, 5] * 50, [s, pool.r - s, s, 7] * 50, "cancelling pairs")
+    check(backend, pool, rng.integers(0, 4, 1000), pool.random_scalars(1000, rng), "few distinct bases, n=1000")
 
 
-def test_groth16_shaped(backend, ref):
-    """Mostly 0/1 scalars, n not a power of two (the dispatcher's three paths)."""
+def test_groth16_shaped(backend, pool):
+    """Mostly 0/1 scalars, n not a power of two (the dispatcher's three paths), some infinity bases."""
     rng = np.random.default_rng(6)
     n = 3001
-    idx = rng.integers(-1, len(ref.logs), n)
+    idx = distinct(rng, n)
+    idx[rng.random(n) < 0.05] = -1
     kind = rng.integers(0, 10, n)
-    other = ref.random_scalars(n, rng)
+    other = pool.random_scalars(n, rng)
     ints = [0 if k < 5 else 1 if k < 9 else o for k, o in zip(kind, other)]
-    check(backend, ref, idx, ints, "groth16-shaped")
+    check(backend, pool, idx, ints, "groth16-shaped")
 
 
-def test_large_random(backend, ref):
-    """Enough points for the affine bucket kernel and several tasks per thread."""
+def test_large_random(backend, pool):
+    """Enough points for the affine bucket kernel and several tasks per thread, all distinct."""
     rng = np.random.default_rng(8)
-    n = 5000
-    check(backend, ref, rng.integers(0, len(ref.logs), n), ref.random_scalars(n, rng), "n=5000")
+    check(backend, pool, distinct(rng, N), pool.random_scalars(N, rng), f"n={N}")
 
 
-def test_batch_add(backend, ref):
+def test_batch_add(backend, pool):
     rng = np.random.default_rng(9)
     for n in (0, 1, 3, 2500):
-        idx = rng.integers(-1, len(ref.logs), n)
-        pts = np.concatenate([ref.points, ref.G.identity(1)])[idx]
+        idx = distinct(rng, n)
+        idx[rng.random(n) < 0.1] = -1
+        pts = np.concatenate([pool.points, pool.G.identity(1)])[idx]
         mask = rng.integers(0, 2, n).astype(bool)
-        logs = [0 if i < 0 else ref.logs[i] for i in idx]
-        got = backend.batch_add(ref.name, ref.group, pts, mask)
-        assert (got == ref.expect(logs, mask.astype(int))).all(), n
+        logs = [0 if i < 0 else pool.logs[i] for i in idx]
+        got = backend.batch_add(pool.name, pool.group, pts, mask)
+        assert pool.G.to_ints(got[None])[0] == pool.expect(logs, mask.astype(int)), n
 
 
 @pytest.mark.parametrize("group", ["g1", "g2"])
 def test_arkworks_bls12_381(backend, group):
-    ark = pytest.importorskip("py_arkworks_bls12381")
+    """arkworks' own multiexp over random points (no known logs) as the expected value."""
     curve = get_curve("bls12_381")
     G = getattr(curve, group)
     rng = np.random.default_rng(10)
@@ -156,47 +179,49 @@ def test_arkworks_bls12_381(backend, group):
 # ---- CPU kernels directly --------------------------------------------------
 
 
-def test_cpu_methods_and_windows(ref, monkeypatch):
+def test_cpu_methods_and_windows(pool, monkeypatch):
     """Both bucket kernels, several c, affine passes cut into small chunks,
     against the same reference."""
     rng = np.random.default_rng(11)
     n = 300
-    idx = rng.integers(-1, len(ref.logs), n)
+    idx = distinct(rng, n)
+    idx[rng.random(n) < 0.1] = -1
     idx[:40] = 2  # a crowded bucket for the halving rounds
-    pts = np.concatenate([ref.points, ref.G.identity(1)])[idx]
-    logs = [0 if i < 0 else ref.logs[i] for i in idx]
-    ints = ref.random_scalars(n, rng)
+    pts = np.concatenate([pool.points, pool.G.identity(1)])[idx]
+    logs = [0 if i < 0 else pool.logs[i] for i in idx]
+    ints = pool.random_scalars(n, rng)
     ints[:20] = [777] * 20
-    scal = ref.scalars(ints)
-    want = ref.expect(logs, ints)
+    scal = pool.scalars(ints)
+    want = pool.expect(logs, ints)
     sel = np.arange(n, dtype=np.int64)
     monkeypatch.setattr(cpu_msm, "AFFINE_CHUNK", 16)  # several chunks: bucket sums carried over
     for method in ("xyzz", "affine"):
         for c in (2, 5, 9):
-            got = ref.G.to_affine(cpu_msm.pippenger_xyzz(ref.curve, ref.G, pts, scal, sel, c=c, method=method))[0]
-            assert (got == want).all(), (method, c)
+            got = pool.G.to_affine(cpu_msm.pippenger_xyzz(pool.curve, pool.G, pts, scal, sel, c=c, method=method))
+            assert pool.G.to_ints(got)[0] == want, (method, c)
+    ones = pool.expect(logs, [1] * n)
     for method in ("xyzz", "affine"):
         for seg in (1, 3, 64):
             monkeypatch.setattr(cpu_msm, "SUM_SEGMENTS", seg)
             monkeypatch.setattr(cpu_msm, "SUM_CHUNK", 37)
-            got = ref.G.to_affine(cpu_msm.sum_xyzz(ref.curve, ref.G, pts, sel, method=method))[0]
-            assert (got == ref.expect(logs, [1] * n)).all(), (method, seg)
+            got = pool.G.to_affine(cpu_msm.sum_xyzz(pool.curve, pool.G, pts, sel, method=method))
+            assert pool.G.to_ints(got)[0] == ones, (method, seg)
 
 
-def test_cpu_batch_and_indices(ref):
+def test_cpu_batch_and_indices(pool):
     rng = np.random.default_rng(12)
     n = 50
-    idx = rng.integers(0, len(ref.logs), n)
-    pts = ref.points[idx]
-    logs = [ref.logs[i] for i in idx]
-    ks = [ref.random_scalars(n, rng) for _ in range(3)]
-    got = cpu_msm.msm(ref.name, ref.group, pts, np.stack([ref.scalars(k) for k in ks]))
-    assert got.shape == (3, 2) + ref.G.coord
+    idx = distinct(rng, n)
+    pts = pool.points[idx]
+    logs = [pool.logs[i] for i in idx]
+    ks = [pool.random_scalars(n, rng) for _ in range(3)]
+    got = cpu_msm.msm(pool.name, pool.group, pts, np.stack([pool.scalars(k) for k in ks]))
+    assert got.shape == (3, 2) + pool.G.coord
     for row, k in zip(got, ks):
-        assert (row == ref.expect(logs, k)).all()
+        assert pool.G.to_ints(row[None])[0] == pool.expect(logs, k)
     sel = np.array([0, 5, 5, 49])  # indices, a repeat counts twice
     counts = np.bincount(sel, minlength=n)
-    assert (cpu_msm.batch_add(ref.name, ref.group, pts, sel) == ref.expect(logs, counts)).all()
+    assert pool.G.to_ints(cpu_msm.batch_add(pool.name, pool.group, pts, sel)[None])[0] == pool.expect(logs, counts)
 
 
 def test_cpu_window_planning():

@@ -5,6 +5,7 @@ import json
 
 from cuzk.circuits import get_kind
 from cuzk.cli.main import main
+from cuzk.formats.vanilla import generate_vanilla
 
 
 def test_circuit_info_kind_reports_fractions_and_satisfaction(capsys):
@@ -19,7 +20,7 @@ def test_gen_vanilla_then_info_with_the_file(tmp_path, capsys):
     assert main(["bench", "gen-vanilla", "--kind", "winning-post-like", "--preset", "tiny", "--out", str(path),
                  "--seed", "9"]) == 0
     data = path.read_bytes()
-    assert data == get_kind("winning-post-like").generate_vanilla("tiny", 9)
+    assert data == generate_vanilla(get_kind("winning-post-like"), "tiny", 9)
     assert main(["circuit", "info", "--kind", "winning-post-like", "--preset", "tiny", "--vanilla", str(path)]) == 0
     assert "satisfied: yes" in capsys.readouterr().out
 
@@ -29,7 +30,7 @@ def test_gen_vanilla_count_writes_a_json_array(tmp_path):
     assert main(["bench", "gen-vanilla", "--kind", "window-post-like", "--preset", "tiny", "--count", "2",
                  "--seed", "5", "-o", str(path)]) == 0
     items = [base64.b64decode(x) for x in json.loads(path.read_text())]
-    assert items == [get_kind("window-post-like").generate_vanilla("tiny", s) for s in (5, 6)]
+    assert items == [generate_vanilla(get_kind("window-post-like"), "tiny", s) for s in (5, 6)]
 
 
 def test_bench_synth_kind_writes_json(tmp_path, capsys):

@@ -7,9 +7,10 @@ import hashlib
 import numpy as np
 import pytest
 
-from cuzk.circuits import fr_bytes, sdr, sparse_tree, trees, vanilla
+from cuzk.circuits import fr_bytes, sdr, sparse_tree, trees
 from cuzk.circuits.porep import PorepShape
 from cuzk.errors import FormatError
+from cuzk.formats import vanilla
 
 
 def test_node_bits_roundtrip_and_weights():

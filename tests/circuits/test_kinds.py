@@ -6,7 +6,10 @@ import pytest
 
 from cuzk.circuits import KINDS, get_kind, preset_for
 from cuzk.errors import FormatError
+from cuzk.formats.vanilla import generate_vanilla, parse_vanilla
 from cuzk.r1cs import RecordingCS, check_satisfied
+
+import circuit_sizes as sizes
 
 TINY_SEED = 11
 
@@ -38,8 +41,8 @@ ALTER = {
 @pytest.fixture(scope="module", params=list(KINDS))
 def tiny(request):
     kind = get_kind(request.param)
-    vanilla = kind.generate_vanilla("tiny", TINY_SEED)
-    return kind, kind.compile("tiny"), kind.parse("tiny", vanilla)
+    vanilla = generate_vanilla(kind, "tiny", TINY_SEED)
+    return kind, kind.compile("tiny"), parse_vanilla(kind, "tiny", vanilla)
 
 
 def test_tiny_every_partition_satisfied(tiny):
@@ -94,7 +97,7 @@ def test_tiny_altered_challenge_index_unsatisfied(tiny):
 def test_small_satisfied(name):
     kind = get_kind(name)
     cc = kind.compile("small")
-    parsed = kind.parse("small", kind.generate_vanilla("small", 5))
+    parsed = parse_vanilla(kind, "small", generate_vanilla(kind, "small", 5))
     for p in sorted({0, kind.partitions - 1}):
         w, _ = kind.witness("small", parsed, p)
         assert check_satisfied(cc, w) is None
@@ -111,6 +114,20 @@ def test_counts_equal_built_circuit(name, preset):
     kind.synthesize(cs, preset)
     c = kind.counts(preset)
     assert (cs.num_constraints, cs.num_aux, cs.num_inputs) == (c.constraints, c.aux, c.inputs)
+
+
+@pytest.mark.parametrize("preset", ["tiny", "small"])
+@pytest.mark.parametrize("name", ["winning-post-like", "window-post-like"])
+def test_post_sizes_follow_from_the_circuit_definition(name, preset):
+    """Sizes written from post.py's definition (circuit_sizes.post), for the preset's shape: the
+    built circuit and the analytic counts both have them."""
+    kind = get_kind(name)
+    shape = kind.shape(preset)
+    want = sizes.post(shape.sectors, shape.challenges, shape.nodes_log2)
+    cc = kind.compile(preset)
+    assert (cc.num_constraints, cc.num_aux, cc.num_inputs) == want
+    c = kind.counts(preset)
+    assert (c.constraints, c.aux, c.inputs) == want
 
 
 def test_preset_targets_and_32g_counts():
@@ -139,18 +156,18 @@ def test_kind_metadata_and_presets():
 
 def test_vanilla_checked_on_decode():
     kind = get_kind("winning-post-like")
-    data = kind.generate_vanilla("tiny", 1)
+    data = generate_vanilla(kind, "tiny", 1)
     with pytest.raises(FormatError):
-        kind.parse("small", data)  # made for another shape
+        parse_vanilla(kind, "small", data)  # made for another shape
     with pytest.raises(FormatError):
-        get_kind("window-post-like").parse("tiny", data)  # another kind
+        parse_vanilla(get_kind("window-post-like"), "tiny", data)  # another kind
     with pytest.raises(FormatError):
-        kind.parse("tiny", data[:-40])
-    parsed = kind.parse("tiny", data).copy()
+        parse_vanilla(kind, "tiny", data[:-40])
+    parsed = parse_vanilla(kind, "tiny", data).copy()
     parsed.arrays["leaves"][0, 0, 0] = 0xFF  # >= r: not a field element
     with pytest.raises(FormatError, match="field element"):
         kind.witness("tiny", parsed, 0)
-    assert kind.generate_vanilla("tiny", 1) == data  # seeded generation is deterministic
+    assert generate_vanilla(kind, "tiny", 1) == data  # seeded generation is deterministic
 
 
 def test_aux_values_mostly_bits_for_sha_kinds(tiny):

@@ -7,8 +7,12 @@ from cuzk.circuits import bit_templates as bt
 from cuzk.circuits import field_templates as ft
 from cuzk.circuits import fr_bytes, trees
 from cuzk.circuits.wiring import Synth
+from cuzk.gadgets.boolean import Boolean
 from cuzk.gadgets.poseidon.native import poseidon_hash
+from cuzk.gadgets.sha256.gadget import sha256
 from cuzk.r1cs import RecordingCS, WitnessCS, check_satisfied
+
+import circuit_sizes as sizes
 
 CURVE = "bls12_381"
 
@@ -40,7 +44,7 @@ def test_poseidon_level_every_position():
     for k in range(8):  # the native reference: cur at position k among the siblings
         ch = np.concatenate([sibs[k, 0, :k], cur[k : k + 1], sibs[k, 0, k:]])
         assert (poseidon_hash(CURVE, ch[None])[0] == roots.vals[k]).all()
-    assert ft.poseidon_level(CURVE, 8).gadget.num_constraints == 427
+    assert ft.poseidon_level(CURVE, 8).gadget.num_constraints == sizes.poseidon_level(8)  # 24 selections + hash
 
 
 def test_sha_level_and_pair_match_native():
@@ -87,8 +91,23 @@ def test_apex_select_and_templates_sizes():
     # select the wrong apex leaf: instance 1 points at leaf 3, claim leaf 2
     flip_bit(w, cc.num_inputs + int(~ib.vars[1, 0]))
     assert check_satisfied(cc, w) is not None
-    assert bt.sha_level(CURVE).num_constraints == 46023
-    assert bt.decompose_node(CURVE).num_constraints == 255
+    # sizes from the templates' definitions: sha_level = the sibling's bits, the swap of the pair by
+    # the position bit (one Ch per kept bit of each child), then SHA-256 of the two 256-bit nodes; sha_pair
+    # the hash alone; decompose_node 254 bits and their packing
+    sha = sha256_of_two_nodes()
+    assert bt.sha_level(CURVE).num_constraints == sizes.NODE_BITS + 2 * sizes.NODE_BITS + sha
+    assert bt.sha_pair(CURVE).num_constraints == sha
+    assert bt.decompose_node(CURVE).num_constraints == sizes.decompose(sizes.NODE_BITS)
+
+
+def sha256_of_two_nodes() -> int:
+    """Constraints of the SHA-256 gadget on two nodes: 256 bits each, SHA order, of which the two
+    dropped ones (the last byte's two top bits, positions 248 and 249) are constant zeros."""
+    cs = RecordingCS(CURVE)
+    node = [[Boolean.constant(False) if i in (248, 249) else Boolean.alloc(cs) for i in range(256)] for _ in "lr"]
+    before = cs.num_constraints
+    sha256(cs, node[0] + node[1])
+    return cs.num_constraints - before
 
 
 def _small(values):

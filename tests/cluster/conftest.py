@@ -16,6 +16,7 @@ pytest.importorskip("ray", reason="cluster mode needs the `cluster` extra (ray)"
 
 from cuzk.circuits import get_kind  # noqa: E402
 from cuzk.engine import EngineConfig  # noqa: E402
+from cuzk.formats.vanilla import generate_vanilla  # noqa: E402
 
 CID = "winning-post-like-tiny"
 TIMEOUT = 600  # a cold CI run compiles the kernels inside each node actor first
@@ -40,7 +41,7 @@ def cluster_config(state_dir, param_dir) -> EngineConfig:
 @pytest.fixture(scope="session")
 def vanilla():
     kind = get_kind("winning-post-like")
-    return lambda: kind.generate_vanilla("tiny")
+    return lambda: generate_vanilla(kind, "tiny")
 
 
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 from conftest import CID, NODE_FAULTS, SLOW, TIMEOUT, cluster_config
-from groth16_oracle import verify_job
+from groth16_oracle import assert_proves
 from prometheus_client.parser import text_string_to_metric_families
 
 from cuzk.cluster import ClusterEngine, ClusterOptions
@@ -38,21 +38,34 @@ def front(cluster, tmp_path_factory):
         f.shutdown(drain=False, timeout=30)
 
 
+SENT: dict[str, bytes] = {}  # job id -> the vanilla proof its request carried
+
+
 def req(vanilla, **kw) -> ProofRequest:
     return ProofRequest(circuit_id=CID, vanilla_proof=vanilla(), **kw)
 
 
+def submit(front, request: ProofRequest):
+    """front.submit, remembering the request's vanilla proof (the oracle's input) by job id."""
+    v = bytes(request.vanilla_proof)
+    res = front.submit(request)
+    SENT.setdefault(res.job_id, v)
+    return res
+
+
 def check(front, r):
+    """Completed, and the proof verifies (outside oracle) against the statement of the vanilla proof
+    the job was submitted with, under the .vk on the shared parameter directory."""
     assert r.state == JobState.COMPLETED, r.error
-    _, vk = front.verifying_key(r.circuit_id)
-    assert len(r.proof) == 192 and verify_job(vk, r.proof, r.public_inputs)
+    assert len(r.proof) == 192
+    assert_proves(front.config.param_dir(), CID, SENT[r.job_id], r.proof, r.public_inputs)
 
 
 def submit_all(front, requests) -> list[str]:
     """Submit while the front is paused, so one dispatch pass places them all."""
     front.pause()
     try:
-        return [front.submit(r).job_id for r in requests]
+        return [submit(front, r).job_id for r in requests]
     finally:
         front.pause(False)
 
@@ -91,13 +104,13 @@ def test_hot_parameters_attract_jobs_until_the_node_is_full(front, vanilla):
 
 
 def test_critical_job_goes_before_normal_jobs_queued_at_the_front(front, vanilla):
-    busy = [front.submit(req(vanilla, request_id=f"{SLOW}fill-{k}", priority=Priority.NORMAL)).job_id
+    busy = [submit(front, req(vanilla, request_id=f"{SLOW}fill-{k}", priority=Priority.NORMAL)).job_id
             for k in range(4)]
     until("every slot busy", lambda: all(front.job(i).node for i in busy))
     assert all(n.assigned == n.capacity for n in front.nodes())
     front.pause()
-    normal = [front.submit(req(vanilla, priority=Priority.NORMAL)).job_id for _ in range(2)]
-    critical = front.submit(req(vanilla, priority=Priority.CRITICAL))
+    normal = [submit(front, req(vanilla, priority=Priority.NORMAL)).job_id for _ in range(2)]
+    critical = submit(front, req(vanilla, priority=Priority.CRITICAL))
     assert critical.queue_position == 0
     front.pause(False)
     results = {i: front.await_job(i, TIMEOUT) for i in busy + normal + [critical.job_id]}
@@ -111,7 +124,7 @@ def test_critical_job_goes_before_normal_jobs_queued_at_the_front(front, vanilla
 def test_job_of_a_killed_node_completes_on_another(front, vanilla):
     import ray
 
-    job_id = front.submit(req(vanilla, request_id=f"{SLOW}kill")).job_id
+    job_id = submit(front, req(vanilla, request_id=f"{SLOW}kill")).job_id
     until("the job running on a node",
           lambda: front.result(front.job(job_id)).state in (JobState.SYNTHESIZING, JobState.PROVING))
     victim = front.node_of(job_id)
@@ -179,13 +192,13 @@ def test_bad_requests_and_cancel(front, vanilla):
         front.job("no-such-job")
     front.pause()
     try:
-        queued = front.submit(req(vanilla)).job_id
+        queued = submit(front, req(vanilla)).job_id
         c = front.cancel(queued)
         assert not c.was_running and c.state == JobState.CANCELLED
         assert front.await_job(queued, 1).state == JobState.CANCELLED
     finally:
         front.pause(False)
-    running = front.submit(req(vanilla, request_id=f"{SLOW}cancel")).job_id
+    running = submit(front, req(vanilla, request_id=f"{SLOW}cancel")).job_id
     until("the job on a node", lambda: front.job(running).node)
     c = front.cancel(running)
     assert c.was_running and c.state == JobState.CANCELLED
@@ -196,7 +209,7 @@ def test_bad_requests_and_cancel(front, vanilla):
 
 def test_reused_request_id_is_one_job(front, vanilla):
     v = vanilla()
-    a = front.submit(ProofRequest(circuit_id=CID, request_id="same-1", vanilla_proof=v))
+    a = submit(front, ProofRequest(circuit_id=CID, request_id="same-1", vanilla_proof=v))
     b = front.submit(ProofRequest(circuit_id=CID, request_id="same-1", vanilla_proof=v))
     assert a.job_id == b.job_id == "same-1" and b.duplicate
     with pytest.raises(DuplicateRequestConflict):

@@ -18,9 +18,9 @@ from py_ecc.bls.point_compression import compress_G1, compress_G2
 
 from cuzk.curve import BLS12_381, BN254, get_curve
 from cuzk.curve.encoding import decode_points, encode_points, encoded_size, lexicographically_largest
-from cuzk.curve.json_coords import point_from_json, point_to_json, points_from_json, points_to_json
 from cuzk.curve.subgroup import random_curve_points
 from cuzk.errors import FormatError, ValidationError
+from cuzk.formats.json_coords import point_from_json, point_to_json, points_from_json, points_to_json
 
 R = BLS12_381.fr.p
 P = BLS12_381.fq.p
@@ -416,11 +416,11 @@ def test_json_reject_structure_and_numbers(jgroup):
             assert "element 1" in msg
     else:
         bad = [good[0], [good[2][0], "12", good[2][2]]]
-        _json_err(FormatError, "element 1, coordinate y: expected a pair", group, bad)
+        _json_err(FormatError, r"element 1: coordinate \[1\] \(y\): expected a pair", group, bad)
         bad = [good[0], [good[2][0], [good[2][1][0], "1e5"], good[2][2]]]
-        _json_err(FormatError, r"element 1, coordinate y\.c1: '1e5' is not a decimal", group, bad)
+        _json_err(FormatError, r"element 1: coordinate \[1\]\[1\] \(y\.c1\): '1e5' is not a decimal", group, bad)
         bad = [good[0], [[str(p), good[2][0][1]], good[2][1], good[2][2]]]
-        msg = _json_err(FormatError, r"coordinate x\.c0 is not canonical", group, bad)
+        msg = _json_err(FormatError, r"coordinate \[0\]\[0\] \(x\.c0\) is not canonical", group, bad)
         assert "element 1" in msg
 
 
@@ -441,6 +441,44 @@ def test_json_reject_off_curve_and_subgroup(jgroup):
     msg = _json_err(ValidationError, "not in the prime-order subgroup", group, obj)
     assert f"element {len(pts)}" in msg
     assert group.equal(points_from_json(group, obj, check_subgroup=False)[-1], off[0])
+
+
+def _single_err(exc, match, group, obj):
+    with pytest.raises(exc, match=match) as info:
+        point_from_json(group, obj, what="proof.json pi_c")
+    msg = str(info.value)
+    assert "element" not in msg, msg  # one point: no element index to mistake for a coordinate
+    return msg
+
+
+def test_json_single_point_errors_name_the_coordinate(jgroup):
+    """A proof's pi_c with its coordinate 1 changed is reported at coordinate [1] (y), not 'element 0'."""
+    group, pts = jgroup
+    good = point_to_json(group, pts[0])
+    p = group.field.p if group.name == "g1" else group.field.base.p
+    y_moved = r"coordinate \[1\] \(y\) does not match coordinate \[0\] \(x\)"
+    if group.name == "g1":
+        x, y = int(good[0]), int(good[1])
+        _single_err(ValidationError, y_moved, group, [good[0], str(y + 1), "1"])
+        _single_err(FormatError, r"coordinate \[1\] \(y\): 'oops' is not a decimal", group, [good[0], "oops", "1"])
+        _single_err(FormatError, r"coordinate \[0\] \(x\) is not canonical", group, [str(p), good[1], "1"])
+        b = 3 if group.curve == "bn254" else 4
+
+        def has_y(v):  # Euler's criterion, in Python integers
+            rhs = (v**3 + b) % p
+            return rhs == 0 or pow(rhs, (p - 1) // 2, p) == 1
+
+        no_y = next(v for v in range(x + 1, x + 200) if not has_y(v))
+        _single_err(ValidationError, r"coordinate \[0\] \(x\): no curve point has this x", group,
+                    [str(no_y), good[1], "1"])
+        other_x = next(v for v in range(x + 1, x + 200) if has_y(v))
+        _single_err(ValidationError, y_moved, group, [str(other_x), good[1], "1"])
+    else:
+        bad = [good[0], [good[1][0], str(int(good[1][1]) + 1)], good[2]]
+        _single_err(ValidationError, y_moved, group, bad)
+        bad = [good[0], [good[1][0], "1e5"], good[2]]
+        _single_err(FormatError, r"coordinate \[1\]\[1\] \(y\.c1\): '1e5' is not a decimal", group, bad)
+    _single_err(FormatError, r"expected a list \[x, y\]", group, "oops")
 
 
 def test_chunked_decode_reports_global_index(sample, monkeypatch):

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from cuzk.circuits import get_kind
-from cuzk.engine import Engine, EngineConfig, synthetic
+from cuzk.engine import Engine, EngineConfig
+from cuzk.engine.catalog import synthetic
+from cuzk.formats.vanilla import generate_vanilla
 
 
 @pytest.fixture(scope="session")
@@ -43,6 +45,6 @@ def vanilla():
     def make(kind: str = "winning-post-like") -> bytes:
         if kind == synthetic.FAMILY:
             return synthetic.generate_vanilla("tiny")
-        return get_kind(kind).generate_vanilla("tiny")
+        return generate_vanilla(get_kind(kind), "tiny")
 
     return make

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import itertools
 
-from cuzk.engine.job import Job
-from cuzk.engine.registry import CircuitSpec
+from cuzk.engine.jobs.job import Job
+from cuzk.engine.catalog.registry import CircuitSpec
 from cuzk.engine.types import Priority, ProofKind, ProofRequest
 
 _seq = itertools.count(1)

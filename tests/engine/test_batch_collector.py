@@ -2,7 +2,7 @@
 
 from engine_helpers import job, plain_spec
 
-from cuzk.engine.batch_collector import BatchCollector
+from cuzk.engine.pipeline.batch_collector import BatchCollector
 from cuzk.engine.types import Priority
 
 POREP = plain_spec("porep", batchable=True)

@@ -1,9 +1,10 @@
 """A circom circuit registered from config (.zkey), proven by the engine from .wtns bytes."""
 
+import json
 from pathlib import Path
 
 import pytest
-from groth16_oracle import verify_job
+from groth16_oracle import snarkjs_vk, verify_job
 
 from cuzk.engine import Engine, EngineConfig, JobState, ProofRequest
 
@@ -26,8 +27,12 @@ def test_circom_job_proves_and_verifies(engine):
     wtns = (FIXTURE / "witness.wtns").read_bytes()
     r = engine.prove(ProofRequest(circuit_id="bits-mix", vanilla_proof=wtns), timeout=600)
     assert r.state == JobState.COMPLETED, r.error
-    _, vk = engine.verifying_key("bits-mix")
-    assert verify_job(vk, r.proof, r.public_inputs)
+    # the oracle: snarkjs's own verifying key and public signals for this witness, read by arkworks
+    public = [int(x) for x in json.loads((FIXTURE / "public.json").read_text())]
+    vk = snarkjs_vk(FIXTURE / "vk.json")
+    assert r.public_inputs == [public]
+    assert verify_job(vk, r.proof, [public])
+    assert not verify_job(vk, r.proof, [[public[0] + 1] + public[1:]])
 
 
 def test_circom_bad_witness_fails_clearly(engine):

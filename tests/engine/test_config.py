@@ -73,3 +73,51 @@ def test_missing_file(tmp_path):
 @pytest.mark.parametrize("text,seconds", [("5m", 300), ("30s", 30), ("250ms", 0.25), ("1h", 3600), (12, 12)])
 def test_durations(text, seconds):
     assert cfgmod.parse_duration(text, "x") == seconds
+
+
+# ---- errors name the file and section.key (issue 19) ------------------------------------------
+
+BAD_FILES = [
+    ("[daemon]\nlisten = 5\n", "daemon.listen: '5': expected unix:PATH or host:port"),
+    ("[daemon]\nmetrics_listen = \"localhost\"\n", "daemon.metrics_listen: 'localhost': expected host:port"),
+    ("[memory]\ntotal_budget = \"lots\"\n", "memory.total_budget"),
+    ("[scheduler]\nmax_batch_size = \"4\"\n", "scheduler.max_batch_size: expected an integer"),
+    ("[scheduler]\nmax_batch_size = 0\n", "scheduler.max_batch_size: value out of range"),
+    ("[gpus]\nbackend = \"opencl\"\n", "gpus.backend"),
+    ("[daemon]\ntls_cert = \"c.pem\"\n", "daemon.tls_cert and daemon.tls_key"),
+    ("[circuits]\ncircom = [{zkey = \"x\"}]\n", "circuits.circom[0]"),
+    ("daemon = 3\n", "[daemon] must be a table"),
+]
+
+
+@pytest.mark.parametrize("text,message", BAD_FILES)
+def test_daemon_config_errors_name_the_file_and_key(tmp_path, text, message, capsys):
+    from cuzk.cli.main import main
+
+    path = tmp_path / "cuzk.toml"
+    path.write_text(text)
+    assert main(["daemon", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"cuzk: error: {path}: {message}"), err
+    assert err.count("\n") == 1 and err.count(str(path)) == 1, err
+
+
+def test_flag_errors_name_the_flag(tmp_path, capsys):
+    from cuzk.cli.main import main
+
+    path = tmp_path / "cuzk.toml"
+    path.write_text("[logging]\nlevel = \"info\"\n")
+    assert main(["daemon", "--config", str(path), "--listen", "5"]) == 2
+    assert capsys.readouterr().err == "cuzk: error: --listen: '5': expected unix:PATH or host:port\n"
+
+
+def test_loaded_config_errors_name_the_file(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text("[synthesis]\npipelined = 1\n")
+    with pytest.raises(ConfigError) as exc:
+        cfgmod.load(path)
+    assert str(exc.value) == f"{path}: synthesis.pipelined: expected true or false, got 1"
+    cfg = EngineConfig()
+    cfg.scheduler.prove_retries = -1  # built in code: no file to name
+    with pytest.raises(ConfigError, match=r"^scheduler\.prove_retries: value out of range$"):
+        cfg.validate()

@@ -10,14 +10,14 @@ import threading
 import time
 
 from engine_helpers import job, plain_spec
-from test_engine import TIMEOUT, check, req
+from test_engine import TIMEOUT, check, prove_passes, req
 
 from cuzk.backend import get_backend
 from cuzk.engine import Engine, EngineConfig
-from cuzk.engine.devices import Device
-from cuzk.engine.prover_queue import Member, ProverQueue, SynthesizedUnit
-from cuzk.engine.batch_collector import Batch
-from cuzk.engine.scheduler import WorkUnit
+from cuzk.engine.resources.devices import Device
+from cuzk.engine.pipeline.prover_queue import Member, ProverQueue, SynthesizedUnit
+from cuzk.engine.pipeline.batch_collector import Batch
+from cuzk.engine.pipeline.scheduler import WorkUnit
 
 
 class _Nothing:
@@ -76,20 +76,44 @@ def test_a_busy_holder_does_not_hold_back_work():
     assert q.take(other).circuit_id == "x"
 
 
-def test_engine_with_two_devices_proves_on_both_and_reports_each(state_dir, vanilla):
+def proved_on(engine, job_id: str) -> str:
+    """The device (its label, "cpu:1") whose prover lane proved the job's one partition."""
+    (lane,) = {x["lane"] for x in prove_passes(engine, job_id)}
+    return lane.removeprefix("prove-").rsplit("-", 1)[0]
+
+
+def test_engine_sends_each_circuit_to_the_idle_device_holding_it_and_reports_each(state_dir, vanilla):
     cfg = EngineConfig()
     cfg.daemon.state_dir = str(state_dir)
     cfg.circuits.presets = ["tiny"]
     cfg.gpus.backend = "cpu"
     devices = [_device(0), _device(1)]
+    win, window = "winning-post-like-tiny", "window-post-like-tiny"
+    devices[0].used(window)  # as if each device had proven one of the circuits before
+    devices[1].used(win)
     engine = Engine(cfg, devices=devices).start()
     try:
-        ids = [engine.submit(req(vanilla())).job_id for _ in range(6)]
-        for i in ids:
-            check(engine, engine.await_job(i, TIMEOUT))
-        st = engine.status()
-        assert [d.ordinal for d in st.devices] == [0, 1]
-        assert all(d.holds("winning-post-like-tiny") for d in devices)  # both proved, both hold it now
+        where = {win: [], window: []}
+        for kind, cid in [("winning-post-like", win), ("window-post-like", window)] * 3:
+            for d in devices:  # both devices free: only affinity decides which one proves it
+                _wait_idle(engine.prover_queue, d)
+            v = vanilla(kind)
+            r = engine.prove(req(v, cid), TIMEOUT)
+            check(engine, r, v)
+            where[cid].append(proved_on(engine, r.job_id))
+        assert where == {win: ["cpu:1"] * 3, window: ["cpu:0"] * 3}
+
+        entered, release = threading.Event(), threading.Event()
+        engine.fault_injector = lambda item: (entered.set(), release.wait(TIMEOUT))
+        v = vanilla("window-post-like")
+        job_id = engine.submit(req(v, window)).job_id
+        assert entered.wait(TIMEOUT)
+        st = {d.ordinal: d for d in engine.status().devices}
+        release.set()
+        assert sorted(st) == [0, 1]
+        assert (st[0].busy_workers, st[0].current_job_id) == (1, job_id)  # the holder proves it, and says so
+        assert (st[1].busy_workers, st[1].current_job_id) == (0, "")
+        check(engine, engine.await_job(job_id, TIMEOUT), v)
     finally:
         engine.shutdown(drain=False)
 
@@ -100,7 +124,7 @@ def test_compare_gpus_needs_two_gpus_and_says_so():
 
     import pytest
 
-    from cuzk.cli.bench_compare import gpu_count
+    from cuzk.bench.pipeline_compare import gpu_count
 
     if gpu_count() >= 2:
         pytest.skip("two GPUs present: the comparison itself runs (scripts/gpu_check.sh), not its refusal")
@@ -131,4 +155,5 @@ def test_hot_tier_holds_what_the_pin_hook_returns(make_engine, vanilla):
         cached = [pk._cache[name] for name in pk.vectors]
     assert len(pinned) == len(cached) == 5
     assert all(any(c is p for p in pinned) for c in cached)
-    check(engine, engine.prove(req(vanilla()), TIMEOUT))
+    v = vanilla()
+    check(engine, engine.prove(req(v), TIMEOUT), v)

@@ -4,15 +4,16 @@ enough for CI) and the synthetic circuit (batching, partitions): real proofs, ch
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
-from groth16_oracle import verify_job
+from groth16_oracle import assert_proves
 
 from cuzk.circuits import get_kind
-from cuzk.circuits.vanilla import encode, peek
 from cuzk.engine import JobState, Priority, ProofKind, ProofRequest
 from cuzk.engine.errors import DuplicateRequestConflict, JobNotFound, ParamsInUse, UnknownCircuit
 from cuzk.engine.types import Tier
+from cuzk.formats.vanilla import encode, parse_vanilla, peek
 
 TIMEOUT = 900  # a cold CI run compiles the kernels on first use
 
@@ -21,59 +22,104 @@ def req(vanilla, cid="winning-post-like-tiny", **kw):
     return ProofRequest(circuit_id=cid, vanilla_proof=vanilla, **kw)
 
 
-def check(engine, result):
+def check(engine, result, vanilla: bytes):
+    """Completed, and the proof verifies (outside oracle) against the statement `vanilla` makes, under
+    the .vk on disk: neither the key nor the public inputs are what the engine reports."""
     assert result.state == JobState.COMPLETED, result.error
-    spec, vk = engine.verifying_key(result.circuit_id)
-    assert len(result.proof) == 192 * spec.num_partitions
-    assert verify_job(vk, result.proof, result.public_inputs)
+    assert_proves(engine.config.param_dir(), result.circuit_id, vanilla, result.proof, result.public_inputs)
+
+
+def prove(engine, vanilla: bytes, cid="winning-post-like-tiny", **kw):
+    """Prove `vanilla` and check the result."""
+    r = engine.prove(req(vanilla, cid, **kw), TIMEOUT)
+    check(engine, r, vanilla)
+    return r
 
 
 def tampered(v: bytes) -> bytes:
     """The container with one Merkle path element changed: decodes, does not satisfy the circuit."""
     head = peek(v)
-    arrays = get_kind(head["kind"]).parse(head["preset"], v).copy().arrays
+    arrays = parse_vanilla(get_kind(head["kind"]), head["preset"], v).copy().arrays
     arrays["paths"][0, 0, 1, 0, 2, 0] ^= 1
     return encode(head["kind"], head["preset"], head["shape"], arrays)
 
 
 def test_post_proof_kinds_prove_and_verify(make_engine, vanilla):
     engine = make_engine()
-    ids = {kind: engine.submit(ProofRequest(proof_kind=kind, sector_size=2048, vanilla_proof=vanilla(name))).job_id
-           for kind, name in ((ProofKind.WINNING_POST, "winning-post-like"),
-                              (ProofKind.WINDOW_POST_PARTITION, "window-post-like"))}
+    inputs = {kind: vanilla(name) for kind, name in ((ProofKind.WINNING_POST, "winning-post-like"),
+                                                     (ProofKind.WINDOW_POST_PARTITION, "window-post-like"))}
+    submitted = time.monotonic()
+    ids = {kind: engine.submit(ProofRequest(proof_kind=kind, sector_size=2048, vanilla_proof=v)).job_id
+           for kind, v in inputs.items()}
     for kind, job_id in ids.items():
         r = engine.await_job(job_id, TIMEOUT)
-        check(engine, r)
+        check(engine, r, inputs[kind])
         assert r.proof_kind == kind and r.circuit_id.endswith("-post-like-tiny")
         assert r.priority == (Priority.CRITICAL if kind == ProofKind.WINNING_POST else Priority.HIGH)
         t = r.timings
-        assert t.total_ms >= t.queue_wait_ms and t.synthesis_ms > 0 and t.prove_ms > 0
+        assert t.synthesis_ms > 0 and t.prove_ms > 0
+        # one partition: queue, parameter load, synthesis and proving follow each other inside the job's
+        # time in the engine, which lies inside the time this test waited for it
+        assert t.queue_wait_ms + t.srs_load_ms + t.synthesis_ms + t.prove_ms <= t.total_ms + 1, t
+        assert t.total_ms <= (time.monotonic() - submitted) * 1e3 + 1, t
     assert engine.status().completed == 2
+
+
+def prove_passes(engine, job_id: str) -> list[dict]:
+    """The prover passes (successful top-level "prove" spans of the trace) that included `job_id`."""
+    return [e for e in engine.trace.events() if e.get("ev") == "span" and e["stage"] == "prove"
+            and e["depth"] == 0 and e["ok"] and job_id in e["jobs"]]
+
+
+def proofs_timed_in(engine, pass_: dict) -> set[int]:
+    """Indices of the proofs whose prover phases the trace lays inside one pass (one per proof made)."""
+    return {e["proof"] for e in engine.trace.events() if e.get("ev") == "span" and e["depth"] == 1
+            and e.get("parent") == "prove" and e["lane"] == pass_["lane"] and e["unit"] == pass_["unit"]
+            and pass_["t0"] <= e["t0"] <= e["t1"] <= pass_["t1"]}
 
 
 def test_full_batch_overflow_and_timeout_flush(make_engine, vanilla):
     engine = make_engine(scheduler__max_batch_size=2, scheduler__max_batch_wait_ms=300)
+    inputs = [vanilla("synthetic") for _ in range(3)]
     engine.pause()
-    ids = [engine.submit(req(vanilla("synthetic"), "synthetic-tiny")).job_id for _ in range(3)]
+    ids = [engine.submit(req(v, "synthetic-tiny")).job_id for v in inputs]
     engine.pause(False)
     r = [engine.await_job(i, TIMEOUT) for i in ids]
-    for x in r:
-        check(engine, x)
-    assert r[0].batch_id == r[1].batch_id and r[0].batch_size == r[1].batch_size == 2  # full batch
-    assert r[2].batch_id != r[0].batch_id and r[2].batch_size == 1  # overflow, flushed by its timeout
+    for x, v in zip(r, inputs):
+        check(engine, x, v)
+    a, b, c = ids
+    # the full batch: each partition of both jobs proven in ONE prove_batch pass that made two proofs
+    for job_id in (a, b):
+        passes = prove_passes(engine, job_id)
+        assert sorted(x["partition"] for x in passes) == [0, 1], passes
+        for x in passes:
+            assert sorted(x["jobs"]) == sorted([a, b])
+            assert proofs_timed_in(engine, x) == {0, 1}
+    assert r[0].batch_id == r[1].batch_id and r[0].batch_size == r[1].batch_size == 2
+    # the overflow: proven alone, once the batch wait had passed (no second job came to fill it)
+    passes = prove_passes(engine, c)
+    assert sorted(x["partition"] for x in passes) == [0, 1] and all(x["jobs"] == [c] for x in passes)
+    assert all(proofs_timed_in(engine, x) == {0} for x in passes)
+    assert r[2].batch_size == 1 and r[2].batch_id != r[0].batch_id
+    assert r[2].timings.queue_wait_ms >= 300 * 0.99, r[2].timings
 
 
 def test_critical_job_behind_queued_normal_jobs_starts_first(make_engine, vanilla):
     engine = make_engine()
     engine.pause()
-    normal = [engine.submit(req(vanilla("window-post-like"), "window-post-like-tiny", priority=Priority.NORMAL)).job_id
-              for _ in range(3)]
-    sub = engine.submit(req(vanilla(), priority=Priority.CRITICAL))
+    inputs = {}
+    for _ in range(3):
+        v = vanilla("window-post-like")
+        inputs[engine.submit(req(v, "window-post-like-tiny", priority=Priority.NORMAL)).job_id] = v
+    normal = list(inputs)
+    v = vanilla()
+    sub = engine.submit(req(v, priority=Priority.CRITICAL))
+    inputs[sub.job_id] = v
     assert sub.queue_position == 0
     engine.pause(False)
     order = {i: engine.await_job(i, TIMEOUT) for i in normal + [sub.job_id]}
     for r in order.values():
-        check(engine, r)
+        check(engine, r, inputs[r.job_id])
     assert order[sub.job_id].start_seq < min(order[i].start_seq for i in normal)
     assert [order[i].start_seq for i in normal] == sorted(order[i].start_seq for i in normal)  # FIFO
 
@@ -100,7 +146,7 @@ def test_cancel_queued_and_running(make_engine, vanilla):
     engine.pause(False)
     assert engine.await_job(running, TIMEOUT).state == JobState.CANCELLED
     assert engine.await_job(queued, TIMEOUT).state == JobState.CANCELLED
-    check(engine, engine.prove(req(vanilla()), TIMEOUT))  # still serving
+    prove(engine, vanilla())  # still serving
     assert engine.budget.used == engine.srs.hot_bytes()  # working memory returned
     assert engine.cancel(queued).was_running is False
     with pytest.raises(JobNotFound):
@@ -115,7 +161,7 @@ def test_malformed_input_fails_clearly_and_engine_keeps_serving(make_engine, van
     assert wrong.state == JobState.FAILED and "made for kind 'window-post-like'" in wrong.error
     t = engine.prove(req(tampered(vanilla())), TIMEOUT)
     assert t.state == JobState.FAILED and "do not satisfy the circuit" in t.error and t.proof == b""
-    check(engine, engine.prove(req(vanilla()), TIMEOUT))
+    prove(engine, vanilla())
     with pytest.raises(UnknownCircuit):
         engine.submit(req(vanilla(), cid="nope"))
 
@@ -126,7 +172,7 @@ def test_same_request_id_is_one_job(make_engine, vanilla):
     a = engine.submit(req(v, request_id="sector-7"))
     b = engine.submit(req(v, request_id="sector-7"))
     assert a.job_id == b.job_id == "sector-7" and b.duplicate and not a.duplicate
-    check(engine, engine.await_job("sector-7", TIMEOUT))
+    check(engine, engine.await_job("sector-7", TIMEOUT), v)
     again = engine.submit(req(v, request_id="sector-7"))  # finished jobs are remembered too
     assert again.duplicate and engine.status().completed == 1
     with pytest.raises(DuplicateRequestConflict):
@@ -143,8 +189,7 @@ def test_failed_proving_is_retried_once_then_reported(make_engine, vanilla):
             raise RuntimeError("injected device fault")
 
     engine.fault_injector = fail_first
-    r = engine.prove(req(vanilla()), TIMEOUT)
-    check(engine, r)
+    r = prove(engine, vanilla())
     assert r.retries == 1 and attempts == [0, 1]
 
     def always(item):
@@ -158,18 +203,19 @@ def test_failed_proving_is_retried_once_then_reported(make_engine, vanilla):
 def test_await_timeout_returns_the_current_state(make_engine, vanilla):
     engine = make_engine()
     engine.pause()
-    job_id = engine.submit(req(vanilla())).job_id
+    v = vanilla()
+    job_id = engine.submit(req(v)).job_id
     r = engine.await_job(job_id, timeout=0.05)
     assert r.state == JobState.QUEUED and not r.done
     engine.pause(False)
-    check(engine, engine.await_job(job_id, TIMEOUT))
+    check(engine, engine.await_job(job_id, TIMEOUT), v)
 
 
 def test_small_memory_budget_serializes_but_completes(make_engine, vanilla):
     engine = make_engine(memory__total_budget="400KiB", synthesis__threads=2)
-    ids = [engine.submit(req(vanilla("synthetic"), "synthetic-tiny")).job_id for _ in range(3)]
-    for i in ids:
-        check(engine, engine.await_job(i, TIMEOUT))
+    inputs = {engine.submit(req(v, "synthetic-tiny")).job_id: v for v in [vanilla("synthetic") for _ in range(3)]}
+    for i, v in inputs.items():
+        check(engine, engine.await_job(i, TIMEOUT), v)
     assert engine.budget.peak <= engine.budget.total
 
 
@@ -183,12 +229,13 @@ def test_parameters_preload_evict_and_in_use(make_engine, vanilla):
     assert engine.preload(cid)[0] is True
     entered, release = threading.Event(), threading.Event()
     engine.fault_injector = lambda item: (entered.set(), release.wait(TIMEOUT))
-    job_id = engine.submit(req(vanilla("window-post-like"), cid)).job_id
+    v = vanilla("window-post-like")
+    job_id = engine.submit(req(v, cid)).job_id
     assert entered.wait(TIMEOUT)
     with pytest.raises(ParamsInUse):
         engine.evict(cid)
     release.set()
-    check(engine, engine.await_job(job_id, TIMEOUT))
+    check(engine, engine.await_job(job_id, TIMEOUT), v)
     was_loaded, freed = engine.evict(cid)
     assert was_loaded and freed > 0 and engine.srs.tier(cid) == Tier.COLD
     assert engine.budget.used == engine.srs.hot_bytes()
@@ -203,7 +250,8 @@ def test_shutdown_finishes_running_jobs_and_cancels_queued(make_engine, vanilla)
         release.wait(TIMEOUT)
 
     engine.fault_injector = hold
-    running = engine.submit(req(vanilla("synthetic"), "synthetic-tiny")).job_id  # 2 partitions
+    v = vanilla("synthetic")
+    running = engine.submit(req(v, "synthetic-tiny")).job_id  # 2 partitions
     assert entered.wait(TIMEOUT)
     engine.pause()
     queued = engine.submit(req(vanilla())).job_id
@@ -213,7 +261,7 @@ def test_shutdown_finishes_running_jobs_and_cancels_queued(make_engine, vanilla)
     release.set()
     t.join(TIMEOUT)
     assert done == [True]
-    check(engine, engine.await_job(running, 0))
+    check(engine, engine.await_job(running, 0), v)
     q = engine.await_job(queued, 0)
     assert q.state == JobState.CANCELLED and "shut down" in q.error
     with pytest.raises(Exception, match="shutting down"):

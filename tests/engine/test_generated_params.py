@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from cuzk.engine.generated_params import GeneratedParams
+from cuzk.engine.params.generated import GeneratedParams
 from cuzk.formats import bellperson
 from cuzk.r1cs import LC, ONE, RecordingCS
 

@@ -4,7 +4,7 @@ import time
 
 from engine_helpers import job, plain_spec
 
-from cuzk.engine.job_store import InMemoryJobStore
+from cuzk.engine.jobs.store import InMemoryJobStore
 from cuzk.engine.types import JobState
 
 SPEC = plain_spec("one", batchable=False)

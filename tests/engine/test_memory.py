@@ -7,7 +7,7 @@ import time
 import pytest
 
 from cuzk.engine.errors import BudgetTooSmall, Cancelled
-from cuzk.engine.memory import MemoryBudget, parse_size
+from cuzk.engine.resources.memory import MemoryBudget, parse_size
 
 
 @pytest.mark.parametrize("text,value", [("4GiB", 4 << 30), ("512 MiB", 512 << 20), ("1.5GB", 1_500_000_000),

@@ -4,7 +4,7 @@ circuit ids and kind names; unknown sizes and unserved presets are clear errors.
 import pytest
 
 from cuzk.engine import EngineConfig, ProofKind, ProofRequest
-from cuzk.engine.engine import build_registry
+from cuzk.engine.catalog.served import build_registry
 from cuzk.engine.errors import UnknownCircuit
 
 

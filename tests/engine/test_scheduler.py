@@ -4,8 +4,8 @@ import threading
 
 from engine_helpers import job, plain_spec
 
-from cuzk.engine.batch_collector import BatchCollector
-from cuzk.engine.scheduler import Scheduler
+from cuzk.engine.pipeline.batch_collector import BatchCollector
+from cuzk.engine.pipeline.scheduler import Scheduler
 from cuzk.engine.types import JobState, Priority
 
 ONE = plain_spec("one", batchable=False)

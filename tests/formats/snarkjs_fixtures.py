@@ -1,12 +1,24 @@
-"""Paths of the circom/snarkjs fixture set (../shared/fixtures/circom) for the snarkjs tests."""
+"""Paths of the circom/snarkjs fixture set (../shared/fixtures/circom) and the outside
+provers (snarkjs from `npm ci`, the rapidsnark anchor) for the snarkjs tests."""
 
 import os
+import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(os.environ.get("CUZK_CIRCOM_FIXTURES", Path(__file__).resolve().parents[3] / "shared/fixtures/circom"))
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+FIXTURES = Path(os.environ.get("CUZK_CIRCOM_FIXTURES", SHARED / "fixtures/circom"))
+REPO = Path(__file__).resolve().parents[2]
+SNARKJS = REPO / "node_modules" / ".bin" / "snarkjs"
+NODE = shutil.which("node")
+RAPIDSNARK = Path(os.environ.get("CUZK_RAPIDSNARK", SHARED / "anchors/rapidsnark/prover"))
+needs_snarkjs = pytest.mark.skipif(
+    not SNARKJS.exists() or NODE is None,
+    reason=f"snarkjs not installed ({SNARKJS} missing or no node): run `npm ci` in {REPO}",
+)
 SNARKJS_CURVES = {"bn254": "bn128", "bls12_381": "bls12381"}
 CIRCUITS = ("bits_mix", "poseidon_chain")
 CASES = [(c, k) for c in CIRCUITS for k in SNARKJS_CURVES]
@@ -62,3 +74,13 @@ def pairing_available() -> str | None:
     except ImportError as exc:
         return f"cuzk.curve.pairing is not available yet ({exc})"
     return None
+
+
+def snarkjs(*args, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([str(SNARKJS), *map(str, args)], capture_output=True, text=True, timeout=timeout)
+
+
+def snarkjs_verify(vk, public, proof) -> tuple[bool, str]:
+    res = snarkjs("groth16", "verify", vk, public, proof)
+    text = res.stdout + res.stderr
+    return res.returncode == 0 and "OK!" in text, text

@@ -136,3 +136,15 @@ def test_verify_rejects_with_exit_1(proved, tmp_path, capsys):
         assert main(args) == 1
         text = capsys.readouterr().out
         assert text.startswith("INVALID: ") and why in text, text
+
+
+def test_verify_names_the_changed_coordinate(tmp_path, capsys):
+    """Coordinate 1 of pi_c changed: the message names pi_c's coordinate [1] (y), not an 'element 0'."""
+    fx = fixture("bits_mix", "bn254")
+    proof = json.loads(fx.proof.read_text())
+    proof["pi_c"][1] = str(int(proof["pi_c"][1]) + 1)
+    (tmp_path / "p.json").write_text(json.dumps(proof))
+    assert main(verify_args(fx, proof=tmp_path / "p.json")) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("INVALID: ") and "pi_c: coordinate [1] (y) does not match coordinate [0] (x)" in out, out
+    assert "element" not in out

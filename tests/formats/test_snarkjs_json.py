@@ -88,7 +88,7 @@ def mutated(obj, path, value):
         (("curve",), 254, FormatError, "'curve': expected a string"),
         (("pi_a", 0), "12x", FormatError, "pi_a.*'12x' is not a decimal"),
         (("pi_a", 0), "-5", FormatError, "pi_a.*not a decimal"),
-        (("pi_b", 0), ["1"], FormatError, "pi_b.*coordinate x: expected a pair"),
+        (("pi_b", 0), ["1"], FormatError, r"pi_b: coordinate \[0\] \(x\): expected a pair"),
         (("pi_c",), "0", FormatError, "pi_c.*expected a list"),
         (("pi_a", 0), str(get_curve("bn254").fq.p), FormatError, "pi_a.*not canonical"),
         (("pi_a", 1), "5", ValidationError, "pi_a.*not on the curve"),

@@ -7,10 +7,11 @@ from snarkjs_fixtures import CASE_IDS, CASES, fixture, other_circuit
 from cuzk.backend import get_backend
 from cuzk.curve import get_curve
 from cuzk.errors import CuzkError, FormatError, ValidationError
+from cuzk.formats.circom_r1cs import read_r1cs
 from cuzk.formats.snarkjs_json import read_vk
+from cuzk.formats.wtns import read_wtns
 from cuzk.formats.zkey import read_zkey
 from cuzk.groth16.keys import H_SNARKJS
-from cuzk.r1cs.circom import read_r1cs, read_wtns
 
 
 def sections(data: bytes) -> dict[int, tuple[int, int]]:

@@ -8,38 +8,24 @@ point) into a temporary folder; the fixtures stay untouched.
 
 import copy
 import json
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "formats"))
-from snarkjs_fixtures import CASE_IDS, CASES, fixture, other_circuit, pairing_available  # noqa: E402
+from snarkjs_fixtures import (  # noqa: E402
+    CASE_IDS, CASES, fixture, needs_snarkjs, other_circuit, pairing_available, snarkjs_verify,
+)
 
 from cuzk.cli.main import main  # noqa: E402
 from cuzk.formats import snarkjs_json as sj  # noqa: E402
 from cuzk.formats.zkey import read_zkey  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-SNARKJS = REPO / "node_modules" / ".bin" / "snarkjs"
-NODE = shutil.which("node")
-
-pytestmark = pytest.mark.skipif(
-    not SNARKJS.exists() or NODE is None,
-    reason=f"snarkjs not installed ({SNARKJS} missing or no node): run `npm ci` in {REPO}",
-)
+pytestmark = needs_snarkjs
 NO_PAIRING = pairing_available()
 needs_pairing = pytest.mark.skipif(NO_PAIRING is not None, reason=NO_PAIRING or "")
 TAMPERINGS = ("changed_public", "other_point", "off_curve_point", "other_circuit")
-
-
-def snarkjs_verify(vk, public, proof) -> tuple[bool, str]:
-    res = subprocess.run([str(SNARKJS), "groth16", "verify", str(vk), str(public), str(proof)],
-                         capture_output=True, text=True, timeout=120)
-    text = res.stdout + res.stderr
-    return res.returncode == 0 and "OK!" in text, text
 
 
 def cuzk_verify(vk, public, proof) -> int:

@@ -10,7 +10,8 @@ from r1cs_helpers import CIRCUITS, fixture_files
 
 from cuzk.errors import FormatError
 from cuzk.field import fields_of
-from cuzk.r1cs.circom import read_r1cs, read_wtns, witness_for
+from cuzk.formats.circom_r1cs import read_r1cs, witness_for
+from cuzk.formats.wtns import read_wtns
 from cuzk.r1cs.evaluation import check_satisfied
 
 BN = fields_of("bn254")[0].p

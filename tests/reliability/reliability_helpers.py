@@ -7,6 +7,7 @@ import time
 
 from cuzk.circuits import get_kind
 from cuzk.engine import Engine, EngineConfig
+from cuzk.formats.vanilla import generate_vanilla
 from cuzk.proto import proving_pb2 as pb
 
 WAIT_MS = 600_000  # generous: a cold CI run compiles kernels inside the daemon first
@@ -14,7 +15,7 @@ TERMINAL = (pb.JOB_COMPLETED, pb.JOB_FAILED, pb.JOB_CANCELLED)
 
 
 def vanilla(seed: int | None = None, kind: str = "winning-post-like") -> bytes:
-    return get_kind(kind).generate_vanilla("tiny", seed)
+    return generate_vanilla(get_kind(kind), "tiny", seed)
 
 
 def engine_config(state_dir, param_dir, **settings) -> EngineConfig:

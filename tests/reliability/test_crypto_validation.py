@@ -391,8 +391,8 @@ def test_verifier_rejects_public_inputs_at_or_above_r(curve):
 
 
 def test_bn254_proof_bytes_reach_the_verifier_checked():
-    """BN254 proof bytes (engine/proof_bytes) check canonical coordinates; the verifier does the rest."""
-    from cuzk.engine import proof_bytes
+    """BN254 proof bytes (formats/proof_bytes) check canonical coordinates; the verifier does the rest."""
+    from cuzk.formats import proof_bytes
 
     pk, proof, public = groth16("bn254")
     pvk = PreparedVerifyingKey(pk.vk)

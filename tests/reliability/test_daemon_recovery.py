@@ -6,11 +6,11 @@ from __future__ import annotations
 import sqlite3
 
 from daemon_helpers import Daemon
-from groth16_oracle import verify_job
+from groth16_oracle import assert_proves
 from reliability_helpers import WAIT_MS, vanilla, wait_state
 
 from cuzk.proto import proving_pb2 as pb
-from cuzk.server.convert import public_inputs_from_proto, vk_from_proto
+from cuzk.server.convert import public_inputs_from_proto
 
 S = pb.AwaitProofResponse
 
@@ -33,11 +33,10 @@ def test_sigkill_then_restart_resumes_and_keeps_outcomes(tmp_path, param_dir):
 
         d.start()  # same config, same state dir
         with d.client() as c:
-            vk = vk_from_proto(c.verifying_key("winning-post-like-tiny"))
-            for jid in inputs:
+            for jid, v in inputs.items():  # each proves its own request's statement (outside oracle, .vk on disk)
                 r = c.await_proof(jid, WAIT_MS)
                 assert r.status == S.COMPLETED, (jid, r.error_message)
-                assert verify_job(vk, r.proof, public_inputs_from_proto(r)), jid
+                assert_proves(param_dir, "winning-post-like-tiny", v, r.proof, public_inputs_from_proto(r))
             assert c.await_proof("done-1", WAIT_MS).proof == before.proof  # the outcome, kept
             for jid, v in inputs.items():  # a request_id still names the same job
                 dup = c.submit(request_id=jid, proof_kind=pb.WINNING_POST, vanilla_proof=v)

@@ -1,5 +1,5 @@
 """A pipeline worker thread that dies is replaced; the unit it held is retried once or its
-jobs fail with a message, never dropped (engine in process, faults from cuzk.engine.faults)."""
+jobs fail with a message, never dropped (engine in process, faults from cuzk.engine.pipeline.faults)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import dataclasses
 from reliability_helpers import engine_config, vanilla, wait_until
 
 from cuzk.engine import Engine, JobState, ProofKind, ProofRequest
-from cuzk.engine import faults
-from cuzk.engine.engine import build_registry
+from cuzk.engine.pipeline import faults
+from cuzk.engine.catalog.served import build_registry
 from cuzk.engine.errors import WorkerDeath
 
 

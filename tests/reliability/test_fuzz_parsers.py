@@ -140,7 +140,7 @@ def test_fuzz_snarkjs_json_structure(which, key, value, pick):
 
 
 def test_fuzz_r1cs():
-    from cuzk.r1cs.circom import r1cs_from_bytes
+    from cuzk.formats.circom_r1cs import r1cs_from_bytes
 
     c = r1cs_from_bytes(S.r1cs()[0])
     assert (c.curve, c.n_wires, c.num_public, c.n_constraints) == ("bn254", 4, 1, 2)
@@ -148,7 +148,7 @@ def test_fuzz_r1cs():
 
 
 def test_fuzz_wtns():
-    from cuzk.r1cs.circom import wtns_from_bytes
+    from cuzk.formats.wtns import wtns_from_bytes
 
     w = wtns_from_bytes(S.wtns()[1])
     assert w.curve == "bls12_381" and w.values.shape == (4, 4)
@@ -157,9 +157,10 @@ def test_fuzz_wtns():
 
 def test_fuzz_vanilla():
     from cuzk.circuits import KINDS
+    from cuzk.formats.vanilla import parse_vanilla
 
     kind = KINDS["winning-post-like"]
-    data = S.vanilla()[1]
+    data = parse_vanilla(kind, "tiny", S.vanilla()[1])
     assert kind.public_inputs("tiny", data) == [kind.witness("tiny", data, 0)[1]]
     _smoke("vanilla")
 

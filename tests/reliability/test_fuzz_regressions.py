@@ -80,15 +80,17 @@ def _container(header: bytes) -> bytes:
 ])
 def test_vanilla_header_that_is_not_an_object(header, words):
     from cuzk.circuits import KINDS
+    from cuzk.formats.vanilla import parse_vanilla
 
     with pytest.raises(FormatError, match=words):
-        KINDS["winning-post-like"].parse("tiny", _container(header))
+        parse_vanilla(KINDS["winning-post-like"], "tiny", _container(header))
 
 
 def test_vanilla_array_table_of_the_wrong_types():
     import json
 
     from cuzk.circuits import KINDS
+    from cuzk.formats.vanilla import parse_vanilla
 
     kind = KINDS["winning-post-like"]
     good = S.vanilla()[1]
@@ -99,7 +101,7 @@ def test_vanilla_array_table_of_the_wrong_types():
                           ([dict(m, shape=7) for m in head["arrays"]], "expected u1"),
                           ([dict(m, offset=None) for m in head["arrays"]], "offset None is not an integer")):
         with pytest.raises(FormatError, match=words):
-            kind.parse("tiny", _container(json.dumps(dict(head, arrays=arrays)).encode()))
+            parse_vanilla(kind, "tiny", _container(json.dumps(dict(head, arrays=arrays)).encode()))
 
 
 @pytest.mark.parametrize("text,words", [

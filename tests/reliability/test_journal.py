@@ -12,10 +12,10 @@ import pytest
 from reliability_helpers import make_engine, vanilla
 
 from cuzk.engine import JobState, ProofKind, ProofRequest
-from cuzk.engine.job import Job
-from cuzk.engine.job_store import JournalingJobStore
-from cuzk.engine.journal import Journal, JournalError, decode_request, encode_request
-from cuzk.engine.registry import CircuitSpec
+from cuzk.engine.jobs.job import Job
+from cuzk.engine.jobs.store import JournalingJobStore
+from cuzk.engine.jobs.journal import Journal, JournalError, decode_request, encode_request
+from cuzk.engine.catalog.registry import CircuitSpec
 from cuzk.engine.types import Priority
 
 

@@ -12,7 +12,7 @@ import pytest
 from reliability_helpers import make_engine, vanilla, wait_until
 
 from cuzk.engine import JobState, ProofKind, ProofRequest
-from cuzk.engine import faults
+from cuzk.engine.pipeline import faults
 from cuzk.proto import proving_pb2 as pb
 from cuzk.server.client import ProvingClient
 from cuzk.server.server import DaemonServer

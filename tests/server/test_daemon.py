@@ -3,6 +3,7 @@ workloads (real circuits, cheap) and the synthetic circuit (batching, partitions
 
 from __future__ import annotations
 
+import json
 import signal
 import time
 import urllib.request
@@ -10,12 +11,13 @@ import urllib.request
 import grpc
 import pytest
 from daemon_helpers import Daemon
-from groth16_oracle import verify_job
+from groth16_oracle import assert_proves, vk_file, vk_file_points
 
 from cuzk.circuits import get_kind
-from cuzk.engine import synthetic
+from cuzk.engine.catalog import synthetic
+from cuzk.formats.vanilla import generate_vanilla
 from cuzk.proto import proving_pb2 as pb
-from cuzk.server.convert import public_inputs_from_proto, vk_from_proto
+from cuzk.server.convert import public_inputs_from_proto
 
 WAIT_MS = 900_000  # a cold CI run compiles the kernels inside the daemon first
 S = pb.AwaitProofResponse
@@ -24,12 +26,14 @@ S = pb.AwaitProofResponse
 def vanilla(kind="winning-post-like"):
     if kind == synthetic.FAMILY:
         return synthetic.generate_vanilla("tiny")
-    return get_kind(kind).generate_vanilla("tiny")
+    return generate_vanilla(get_kind(kind), "tiny")
 
 
-def verified(client, r) -> bool:
-    vk = vk_from_proto(client.verifying_key(r.circuit_id))
-    return verify_job(vk, r.proof, public_inputs_from_proto(r))
+def verified(param_dir, r, v: bytes) -> bool:
+    """The proof verifies (outside oracle) against the statement of the vanilla proof `v` under the
+    .vk the daemon generated, and the daemon reported that statement's public inputs."""
+    assert_proves(param_dir, r.circuit_id, v, r.proof, public_inputs_from_proto(r))
+    return True
 
 
 def wait_state(client, job_id, states, limit=300.0):
@@ -42,19 +46,31 @@ def wait_state(client, job_id, states, limit=300.0):
     raise AssertionError(f"job {job_id} never reached {states}")
 
 
-def test_prove_and_verify(daemon):
+def test_prove_and_verify(daemon, param_dir):
     with daemon.client() as c:
-        r = c.prove(proof_kind=pb.WINNING_POST, sector_size=2048, vanilla_proof=vanilla(), timeout_ms=WAIT_MS)
+        v = vanilla()
+        t0 = time.monotonic()
+        r = c.prove(proof_kind=pb.WINNING_POST, sector_size=2048, vanilla_proof=v, timeout_ms=WAIT_MS)
+        waited_ms = (time.monotonic() - t0) * 1e3
         assert r.status == S.COMPLETED, r.error_message
         assert r.circuit_id == "winning-post-like-tiny" and len(r.proof) == 192 and r.priority == pb.CRITICAL
-        assert verified(c, r)
-        assert r.total_ms >= r.queue_wait_ms
-        w = c.prove(proof_kind=pb.WINDOW_POST_PARTITION, vanilla_proof=vanilla("window-post-like"), timeout_ms=WAIT_MS)
+        assert verified(param_dir, r, v)
+        # one partition: its phases follow each other inside its time in the daemon, inside this call
+        assert r.queue_wait_ms + r.srs_load_ms + r.synthesis_ms + r.gpu_compute_ms <= r.total_ms + 3, r  # whole ms
+        assert r.gpu_compute_ms > 0 and r.total_ms <= waited_ms + 1
+        vk = c.verifying_key(r.circuit_id)  # GetVerifyingKey serves the key on disk
+        disk = vk_file_points(vk_file(param_dir, r.circuit_id))
+        assert [vk.alpha_g1, vk.beta_g2, vk.gamma_g2, vk.delta_g2] == [disk[k] for k in
+                                                                     ("alpha_g1", "beta_g2", "gamma_g2", "delta_g2")]
+        assert list(vk.ic) == disk["ic"]
+        v = vanilla("window-post-like")
+        w = c.prove(proof_kind=pb.WINDOW_POST_PARTITION, vanilla_proof=v, timeout_ms=WAIT_MS)
         assert w.status == S.COMPLETED and w.circuit_id == "window-post-like-tiny" and w.priority == pb.HIGH
-        assert verified(c, w)
-        two = c.prove(circuit_id="synthetic-tiny", vanilla_proof=vanilla("synthetic"), timeout_ms=WAIT_MS)
+        assert verified(param_dir, w, v)
+        v = vanilla("synthetic")
+        two = c.prove(circuit_id="synthetic-tiny", vanilla_proof=v, timeout_ms=WAIT_MS)
         assert two.status == S.COMPLETED and len(two.proof) == 384 and two.num_partitions == 2
-        assert verified(c, two)
+        assert verified(param_dir, two, v)
         text = c.metrics()
         assert 'cuzk_proofs_completed_total{circuit_id="winning-post-like-tiny",proof_kind="winning_post"}' in text
         assert 'cuzk_proof_phase_seconds_count{phase="prove",proof_kind="unspecified"} 2.0' in text  # per partition
@@ -62,40 +78,68 @@ def test_prove_and_verify(daemon):
             assert b"cuzk_memory_bytes" in resp.read()
 
 
-def test_batch_timeout_flush(daemon):
+def test_batch_timeout_flush(daemon, param_dir):
     with daemon.client() as c:
-        r = c.prove(circuit_id="synthetic-tiny", vanilla_proof=vanilla("synthetic"), timeout_ms=WAIT_MS)
+        v = vanilla("synthetic")
+        r = c.prove(circuit_id="synthetic-tiny", vanilla_proof=v, timeout_ms=WAIT_MS)
         assert r.status == S.COMPLETED and r.batch_size == 1  # max_batch_size 2 never reached: the timer flushed it
-        assert verified(c, r)
+        assert r.queue_wait_ms >= 300 * 0.99  # it waited max_batch_wait_ms for a second job first
+        assert verified(param_dir, r, v)
 
 
-def test_full_batch_and_overflow_into_the_next(daemon):
+def prove_passes(events: list[dict], job_id: str) -> list[dict]:
+    """The prover passes (successful top-level "prove" spans of GetTrace) that included `job_id`, each
+    with the indices of the proofs whose phases lie inside it (one per proof the pass made)."""
+    passes = [e for e in events if e.get("ev") == "span" and e["stage"] == "prove" and e["depth"] == 0
+              and e["ok"] and job_id in e["jobs"]]
+    for x in passes:
+        x["proofs"] = {e["proof"] for e in events if e.get("ev") == "span" and e["depth"] == 1
+                       and e.get("parent") == "prove" and e["lane"] == x["lane"] and e["unit"] == x["unit"]
+                       and x["t0"] <= e["t0"] <= e["t1"] <= x["t1"]}
+    return passes
+
+
+def test_full_batch_and_overflow_into_the_next(daemon, param_dir):
     with daemon.client() as c:
+        inputs = [vanilla("synthetic") for _ in range(3)]
         assert c.pause(True)
         try:
-            ids = [c.submit(circuit_id="synthetic-tiny", vanilla_proof=vanilla("synthetic")).job_id
-                   for _ in range(3)]
+            ids = [c.submit(circuit_id="synthetic-tiny", vanilla_proof=v).job_id for v in inputs]
         finally:
             c.pause(False)
         r = [c.await_proof(i, WAIT_MS) for i in ids]
         assert all(x.status == S.COMPLETED for x in r), [x.error_message for x in r]
-        assert r[0].batch_id == r[1].batch_id and r[0].batch_size == r[1].batch_size == 2
-        assert r[2].batch_id != r[0].batch_id and r[2].batch_size == 1
-        assert all(verified(c, x) for x in r)
+        assert all(verified(param_dir, x, v) for x, v in zip(r, inputs))
+        events = [json.loads(line) for line in c.trace(0).splitlines()]
+    a, b, over = ids
+    for job_id in (a, b):  # each partition of the full batch: one prove_batch pass making both proofs
+        passes = prove_passes(events, job_id)
+        assert sorted(x["partition"] for x in passes) == [0, 1], passes
+        assert all(sorted(x["jobs"]) == sorted([a, b]) and x["proofs"] == {0, 1} for x in passes), passes
+    passes = prove_passes(events, over)  # the overflow: proven alone
+    assert sorted(x["partition"] for x in passes) == [0, 1]
+    assert all(x["jobs"] == [over] and x["proofs"] == {0} for x in passes), passes
+    assert r[0].batch_id == r[1].batch_id and r[0].batch_size == r[1].batch_size == 2
+    assert r[2].batch_id != r[0].batch_id and r[2].batch_size == 1
 
 
-def test_critical_job_behind_queued_normal_jobs_starts_first(daemon):
+def test_critical_job_behind_queued_normal_jobs_starts_first(daemon, param_dir):
     with daemon.client() as c:
+        inputs = {}
         c.pause(True)
         try:
-            normal = [c.submit(circuit_id="window-post-like-tiny", priority=pb.NORMAL,
-                               vanilla_proof=vanilla("window-post-like")).job_id for _ in range(3)]
-            crit = c.submit(proof_kind=pb.WINNING_POST, priority=pb.CRITICAL, vanilla_proof=vanilla())
+            for _ in range(3):
+                v = vanilla("window-post-like")
+                inputs[c.submit(circuit_id="window-post-like-tiny", priority=pb.NORMAL, vanilla_proof=v).job_id] = v
+            normal = list(inputs)
+            v = vanilla()
+            crit = c.submit(proof_kind=pb.WINNING_POST, priority=pb.CRITICAL, vanilla_proof=v)
+            inputs[crit.job_id] = v
             assert crit.queue_position == 0
         finally:
             c.pause(False)
         rs = {i: c.await_proof(i, WAIT_MS) for i in normal + [crit.job_id]}
-        assert all(r.status == S.COMPLETED for r in rs.values())
+        assert all(r.status == S.COMPLETED and verified(param_dir, r, inputs[i]) for i, r in rs.items())
         assert rs[crit.job_id].start_seq < min(rs[i].start_seq for i in normal)
 
 
@@ -122,7 +166,7 @@ def test_cancel_queued_and_running(daemon):
         assert e.value.code() == grpc.StatusCode.NOT_FOUND
 
 
-def test_malformed_input_fails_clearly_and_daemon_keeps_serving(daemon):
+def test_malformed_input_fails_clearly_and_daemon_keeps_serving(daemon, param_dir):
     with daemon.client() as c:
         bad = c.prove(proof_kind=pb.WINNING_POST, vanilla_proof=b"\x00garbage" * 10, timeout_ms=WAIT_MS)
         assert bad.status == S.FAILED and "vanilla proof" in bad.error_message and "bad magic" in bad.error_message
@@ -137,8 +181,9 @@ def test_malformed_input_fails_clearly_and_daemon_keeps_serving(daemon):
             with pytest.raises(grpc.RpcError) as e:
                 c.submit(vanilla_proof=b"x", **fields)
             assert e.value.code() == code and e.value.details()
-        ok = c.prove(proof_kind=pb.WINNING_POST, vanilla_proof=vanilla(), timeout_ms=WAIT_MS)
-        assert ok.status == S.COMPLETED and verified(c, ok)
+        v = vanilla()
+        ok = c.prove(proof_kind=pb.WINNING_POST, vanilla_proof=v, timeout_ms=WAIT_MS)
+        assert ok.status == S.COMPLETED and verified(param_dir, ok, v)
 
 
 def test_same_request_id_twice_is_one_job(daemon):

@@ -3,6 +3,7 @@
 import subprocess
 import sys
 import tomllib
+import time
 
 from cuzk.engine.config import EngineConfig, from_dict
 
@@ -30,7 +31,14 @@ def test_second_daemon_on_a_live_socket_is_refused(daemon):
     cfg = daemon.workdir / "second.toml"
     cfg.write_text(f'[daemon]\nlisten = "unix://{daemon.socket}"\nstate_dir = "{daemon.workdir / "second"}"\n'
                    '[circuits]\npresets = ["tiny"]\n[gpus]\nbackend = "cpu"\n')
-    r = run("daemon", "--config", str(cfg))
-    assert r.returncode == 2 and "already listening" in r.stderr
     with daemon.client() as c:
-        assert c.status().uptime_seconds >= 0  # the first daemon is unaffected
+        before = c.status().uptime_seconds
+    t0 = time.monotonic()
+    r = run("daemon", "--config", str(cfg))
+    elapsed = time.monotonic() - t0
+    assert r.returncode == 2 and "already listening" in r.stderr
+    # the first daemon is unaffected: the same process, its socket still there, still answering,
+    # its uptime grown by the time the second one took (not restarted)
+    assert daemon.proc.poll() is None and daemon.socket.exists()
+    with daemon.client() as c:
+        assert c.status().uptime_seconds >= before + int(elapsed)

@@ -11,8 +11,10 @@ from rich.console import Console
 from cuzk.bench.trace_file import parse_trace, read_trace
 from cuzk.cli import top
 from cuzk.cli.main import main
-from cuzk.engine import synthetic
+from cuzk.engine.catalog import synthetic
 from cuzk.server.local_daemon import LocalDaemon
+
+from trace_helpers import coloured, filled_colours, png_pixels
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +83,8 @@ def test_get_trace_and_bench_trace_file(daemon, tmp_path, capsys):
         recent = c.trace(1e-3)  # events that ended in the last millisecond: none, the daemon is idle
         assert recent.splitlines()[0].startswith('{"ev": "meta"') and len(recent.splitlines()) == 1
     assert main(["bench", "report", str(path), "--out", str(tmp_path / "r")]) == 0
-    assert (tmp_path / "r" / "timeline.png").stat().st_size > 0
+    px = png_pixels(tmp_path / "r" / "timeline.png")
+    assert filled_colours(px) >= 4 and coloured(px).mean() > 0.05  # lanes filled with the two jobs' bars
 
 
 def test_top_once_from_the_command_line(daemon, capsys):

@@ -9,13 +9,9 @@ from cuzk.bench.trace_file import label_run, parse_trace
 from cuzk.bench.trace_summary import critical_path, summarize
 from cuzk.cli.main import main
 
+from trace_helpers import coloured, filled_colours, png_pixels
+
 PNGS = ("timeline.png", "phases.png", "throughput.png", "memory.png")
-
-
-def png_size(path) -> tuple[int, int]:
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
 
 def test_report_writes_the_plots_and_summary(recorded, tmp_path, capsys):
@@ -23,10 +19,17 @@ def test_report_writes_the_plots_and_summary(recorded, tmp_path, capsys):
     trace = tmp_path / "t.jsonl"
     trace.write_text(text)
     assert main(["bench", "report", str(trace), "--out", str(tmp_path / "out")]) == 0
+    px = {name: png_pixels(tmp_path / "out" / name) for name in PNGS}
     for name in PNGS:
-        w, h = png_size(tmp_path / "out" / name)
+        h, w, _ = px[name].shape
         assert w > 200 and h > 100
         assert (tmp_path / "out" / name).stat().st_size < 200_000
+    # what each plot shows: the timeline's lanes are filled with job bars and stage/phase strips, the
+    # phase plot has its stacked bars, the throughput and memory plots have their curves
+    assert filled_colours(px["timeline.png"]) >= 6 and coloured(px["timeline.png"]).mean() > 0.05
+    assert filled_colours(px["phases.png"]) >= 3 and coloured(px["phases.png"]).mean() > 0.05
+    for name in ("throughput.png", "memory.png"):
+        assert coloured(px[name]).sum() > 500, name
     summary = (tmp_path / "out" / "summary.txt").read_text()
     out = capsys.readouterr().out
     assert summary in out
@@ -38,9 +41,14 @@ def test_compare_runs_are_drawn_side_by_side(recorded, tmp_path):
     _, text, _ = recorded
     both = parse_trace(label_run(text, "sequential") + label_run(text, "pipelined"))
     assert [r.name for r in both] == ["sequential", "pipelined"]
-    w1, _ = png_size(plot_timeline(both[:1], tmp_path / "one.png"))
-    w2, _ = png_size(plot_timeline(both, tmp_path / "two.png"))
-    assert w2 > 1.5 * w1
+    one = png_pixels(plot_timeline(both[:1], tmp_path / "one.png"))
+    two = png_pixels(plot_timeline(both, tmp_path / "two.png"))
+    assert two.shape[1] > 1.5 * one.shape[1]
+    # both runs drawn: the right half of the side-by-side plot is filled like its left half, where the
+    # single run's plot has little but its legend
+    lanes = coloured(two)
+    left, right = lanes[:, : two.shape[1] // 2].mean(), lanes[:, two.shape[1] // 2 :].mean()
+    assert left > 0.08 and right > 0.08 and coloured(one)[:, one.shape[1] // 2 :].mean() < 0.06, (left, right)
 
 
 def test_summary_figures_follow_from_the_spans(recorded):
@@ -74,7 +82,7 @@ def test_bad_traces_are_one_line_errors(tmp_path, capsys, content, message):
 
 def test_device_timed_phases_are_plotted_as_a_second_strip(tmp_path):
     from cuzk.bench.report_plots import write_report
-    from cuzk.engine.trace import TraceRecorder
+    from cuzk.engine.observe.trace import TraceRecorder
 
     tr = TraceRecorder()
     tr.add_lane("synth-0", "synthesis")
@@ -89,6 +97,8 @@ def test_device_timed_phases_are_plotted_as_a_second_strip(tmp_path):
     assert sorted((s["stage"], s["depth"]) for s in run.spans if s["depth"]) == [
         ("gpu:h", 2), ("gpu:msm_h", 2), ("msm_h", 1), ("ntt_h", 1)]
     paths = write_report([run], tmp_path)
-    assert all(p.stat().st_size > 0 for p in paths)
+    px = {p.name: png_pixels(p) for p in paths if p.suffix == ".png"}  # every plot decodes
+    assert sorted(px) == sorted(PNGS) and (tmp_path / "summary.txt").read_text()
+    assert filled_colours(px["timeline.png"]) >= 4  # the synthesis strips and both prover strips
     means = stage_means([run])["c"]
     assert means["prove"] == pytest.approx(0.5) and "gpu:msm_h" not in means  # host phases only, no double count

@@ -10,7 +10,7 @@ from trace_helpers import CIRCUIT, engine_config, prove_jobs
 
 from cuzk.bench.trace_file import parse_trace
 from cuzk.engine import Engine
-from cuzk.engine.trace import SYNTHESIS_STAGES, TraceRecorder
+from cuzk.engine.observe.trace import SYNTHESIS_STAGES, TraceRecorder
 
 EPS = 1e-6
 SYNTH_ORDER = ("memory_wait", "witness", "spmv", "handoff")

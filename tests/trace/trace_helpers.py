@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from cuzk.engine import Engine, EngineConfig, ProofRequest, synthetic
+import numpy as np
+from PIL import Image
+
+from cuzk.engine import Engine, EngineConfig, ProofRequest
+from cuzk.engine.catalog import synthetic
 
 CIRCUIT = "synthetic-tiny"
 
@@ -26,3 +30,31 @@ def prove_jobs(engine: Engine, n: int, priority: int = 0) -> list[str]:
     for i in ids:
         assert engine.await_job(i, 300).state.name == "COMPLETED"
     return ids
+
+
+# ---- what a plot shows ---------------------------------------------------------------------------
+
+
+def png_pixels(path) -> np.ndarray:
+    """The PNG fully decoded (RGB uint8[h, w, 3]); a truncated or corrupt file fails here."""
+    with Image.open(path) as im:
+        assert im.format == "PNG", im.format
+        im.load()
+        return np.asarray(im.convert("RGB"))
+
+
+def coloured(px: np.ndarray) -> np.ndarray:
+    """Pixels that are neither white, black nor grey (axes, text and grid are greys)."""
+    px = px.astype(np.int16)
+    return (px.max(axis=2) - px.min(axis=2)) > 40
+
+
+def filled_colours(px: np.ndarray, min_pixels: int = 300) -> int:
+    """Distinct colours covering at least `min_pixels` each: filled bars, not legend swatches
+    (about 100 pixels each) or anti-aliased lines."""
+    cols = px[coloured(px)].reshape(-1, 3)
+    if not len(cols):
+        return 0
+    _, counts = np.unique(cols, axis=0, return_counts=True)
+    return int((counts >= min_pixels).sum())
+

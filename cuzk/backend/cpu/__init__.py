@@ -6,31 +6,24 @@ import numba
 import numpy as np
 
 from ..base import Backend, as_curve
+from . import msm, ntt, spmv
 
 
 class CpuBackend(Backend):
     name = "cpu"
 
     def ntt(self, curve, values, *, inverse=False, coset=None):
-        from .ntt import ntt
-
-        return ntt(as_curve(curve).name, values, inverse=inverse, coset=coset)
+        return ntt.ntt(as_curve(curve).name, values, inverse=inverse, coset=coset)
 
     def msm(self, curve, group, bases, scalars):
-        from .msm import msm
-
-        return msm(as_curve(curve).name, group, bases, scalars)
+        return msm.msm(as_curve(curve).name, group, bases, scalars)
 
     def batch_add(self, curve, group, bases, mask):
-        from .msm import batch_add
-
-        return batch_add(as_curve(curve).name, group, bases, mask)
+        return msm.batch_add(as_curve(curve).name, group, bases, mask)
 
     def spmv(self, curve, indptr, cols, coeff_idx, coeff_table, w):
-        from .spmv import spmv
-
         out = np.empty((len(indptr) - 1, 4), dtype=np.uint64)
-        spmv(indptr, cols, coeff_idx, coeff_table, w, out, curve=as_curve(curve).name)
+        spmv.spmv(indptr, cols, coeff_idx, coeff_table, w, out, curve=as_curve(curve).name)
         return out
 
     def describe(self) -> str:

@@ -13,7 +13,7 @@ import numpy as np
 
 from cuzk.curve import get_curve
 from cuzk.curve.curves import curve_kernels
-from cuzk.field.jit import build_module
+from cuzk.field.codegen import build_module, fill
 
 TEMPLATE = '''
 @njit(cache=True)
@@ -46,9 +46,7 @@ def {g}_fb_mul(table, scalars, out):
 
 @functools.cache
 def fixed_base_kernels(curve: str):
-    src = f"from {curve_kernels(curve).__name__} import *\n"
-    for g in ("g1", "g2"):
-        src += TEMPLATE.replace("{g}", g).replace("{G}", g.upper())
+    src = f"from {curve_kernels(curve).__name__} import *\n" + fill(TEMPLATE, g="g1") + fill(TEMPLATE, g="g2")
     return build_module(f"{curve}_fixed_base", src)
 
 

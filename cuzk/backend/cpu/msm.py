@@ -23,9 +23,9 @@ import numba
 import numpy as np
 
 from cuzk.curve import curve_kernels, get_curve
-from cuzk.field.jit import build_module
+from cuzk.field.codegen import build_module
 
-from .msm_codegen import msm_source
+from .msm_source import msm_source
 
 U64 = np.uint64
 

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from cuzk.field.fields import field_kernels, fields_of
-from cuzk.field.jit import build_module
+from cuzk.field.codegen import build_module
 from cuzk.field.threads import threads_for
 
 NTT_TEMPLATE = '''
@@ -97,12 +97,6 @@ def scale_by_powers(a, base, scale, nchunks):
         for i in range(lo, hi):
             fr_store(a, i, fr_mul(fr_load(a, i), acc))
             acc = fr_mul(acc, b)
-
-@njit(parallel=True, nogil=True, cache=True)
-def scale(a, s):
-    k = fr_load(s, 0)
-    for i in prange(a.shape[0]):
-        fr_store(a, i, fr_mul(fr_load(a, i), k))
 '''
 
 LOG_BLOCK = 10  # 2^10 elements * 32 B = 32 KiB per block: fits L1/L2
@@ -178,5 +172,5 @@ def _ntt(curve, fr, k, values, n, log_n, inverse, coset):
             if coset is not None:
                 k.scale_by_powers(dst, fr.from_ints([pow(coset, -1, fr.p)]), fr.from_ints([n_inv]), _nchunks(n))
             else:
-                k.scale(dst, fr.from_ints([n_inv]))
+                k.fr_vscale(dst, fr.from_ints([n_inv]), dst)
     return out.reshape(values.shape)

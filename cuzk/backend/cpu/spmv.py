@@ -21,7 +21,7 @@ import functools
 import numpy as np
 
 from cuzk.field import field_kernels
-from cuzk.field.jit import build_module
+from cuzk.field.codegen import build_module
 
 SPMV_TEMPLATE = '''
 @njit(parallel=True, cache=True, nogil=True)

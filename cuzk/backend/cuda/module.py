@@ -13,6 +13,8 @@ from importlib import resources
 
 import cupy as cp
 
+from cuzk.field import compile_notice
+
 from .consts import curve_header
 
 SOURCES = ("ntt.cuh", "msm.cuh", "spmv.cuh")
@@ -44,7 +46,12 @@ def arch_option() -> str:
 @functools.cache
 def kernels(curve: str) -> cp.RawModule:
     mod = cp.RawModule(code=source(curve), options=("-std=c++17", arch_option()))
-    mod.compile()
+    notice = compile_notice.after(2.0, f"cuzk: compiling the CUDA kernels for {curve} with NVRTC: once, "
+                                       f"35-80 s; CuPy caches them (CUPY_CACHE_DIR)")
+    try:
+        mod.compile()
+    finally:
+        notice.cancel()
     return mod
 
 

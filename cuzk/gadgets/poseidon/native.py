@@ -22,7 +22,7 @@ import functools
 import numpy as np
 
 from cuzk.field import field_kernels, fields_of
-from cuzk.field.jit import build_module
+from cuzk.field.codegen import build_module
 
 from .params import poseidon_params
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cuzk.field import fields_of
-from cuzk.field.jit import cache_dir
+from cuzk.field.codegen import cache_dir
 
 from . import fp_linalg as la
 from . import grain

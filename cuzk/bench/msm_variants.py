@@ -1,0 +1,109 @@
+"""MSM tuning on the device: stage times (sort, accumulate, reduce) of the
+pippenger over window widths x block sizes, each result checked against the
+first case's. Prints one line per case and writes JSON. To compare a kernel
+change, add its compile options (-D...) to VARIANTS. `--tables 18,20` also
+times the MSM through window tables of those widths (0: the default width),
+with each table's build time.
+
+    python -m cuzk.bench.msm_variants [--quick] [--tables C,...] OUT.json [log_n ...]
+
+It reaches into cuzk.backend.cuda.msm's stages (pippenger with its own
+kernels and timer, _bases_view, _combine, _xyzz_to_host): a tuning tool
+for that module, run on the device machine by scripts/gpu_check.sh.
+"""
+
+import json
+import sys
+import time
+
+import cupy as cp
+import numpy as np
+
+from cuzk.backend.cuda import msm as M
+from cuzk.backend.cuda.events import EventTimer
+from cuzk.backend.cuda.module import arch_option, source
+from cuzk.curve import get_curve
+
+VARIANTS = {"default": ()}  # name -> extra NVRTC options
+QUICK = {"default": ()}  # --quick: c = 16 and 256 threads only
+
+
+def module(curve, defines):
+    t = time.time()
+    mod = cp.RawModule(code=source(curve), options=("-std=c++17", arch_option()) + tuple(defines))
+    mod.compile()
+    print(f"compiled {defines or 'default'} in {time.time() - t:.1f} s", flush=True)
+    return mod
+
+
+def main():
+    quick = "--quick" in sys.argv
+    args = [a for a in sys.argv[1:] if a != "--quick"]
+    table_cs = []
+    if "--tables" in args:
+        k = args.index("--tables")
+        table_cs = [int(x) for x in args[k + 1].split(",")]
+        del args[k:k + 2]
+    out_path = args[0]
+    logs = [int(x) for x in args[1:]] or [22, 24]
+    curve = get_curve("bls12_381")
+    rng = np.random.default_rng(7)
+    pool = curve.g1.random(1024, rng)
+    mods = {name: module(curve.name, d) for name, d in (QUICK if quick else VARIANTS).items()}
+    rows = []
+    for log_n in logs:
+        n = 1 << log_n
+        bases = M._bases_view(curve, "g1", cp.asarray(np.ascontiguousarray(pool[rng.integers(0, 1024, n)])))
+        sc = cp.asarray(curve.fr.from_mont(curve.fr.random(n, rng))).view(cp.uint32)
+        ref = None
+        for name, mod in mods.items():
+            def kern(_curve, kname, mod=mod):
+                return mod.get_function(kname)
+            for c in ((16,) if quick or log_n < 23 else (16, 20)):
+                for threads in ((256,) if quick else (64, 128, 256)):
+                    times = []
+                    for rep in range(4):
+                        timer = EventTimer()
+                        with timer.phase("total"):
+                            pt = M.pippenger(curve, "g1", bases, sc, n, c=c, threads=threads, kern=kern, timer=timer)
+                        r = timer.results()
+                        times.append(r)
+                    res = M._combine(curve, "g1", [M._xyzz_to_host(curve, "g1", pt, 1)])
+                    ok = ref is None or bool(np.array_equal(res, ref))
+                    ref = res if ref is None else ref
+                    med = {k: float(np.median([t[k] for t in times[1:]])) for k in times[0]}
+                    row = {"log_n": log_n, "variant": name, "c": c, "threads": threads, "same_result": ok, **med}
+                    rows.append(row)
+                    print(f"2^{log_n} {name:12s} c={c} threads={threads}: total {med['total']:.1f} ms  "
+                          + "  ".join(f"{k.split('/')[-1]} {v:.1f}" for k, v in med.items() if k != "total")
+                          + ("" if ok else "  RESULT DIFFERS"), flush=True)
+        for tc in table_cs:
+            tc = tc or M.table_window(n)
+            table = M.build_table(curve, "g1", bases, tc)
+            times = []
+            for rep in range(4):
+                timer = EventTimer()
+                with timer.phase("total"):
+                    pt = M.pippenger(curve, "g1", bases, sc, n, kern=lambda _c, k: M.fn(curve.name, k), timer=timer,
+                                     table=table)
+                times.append(timer.results())
+            res = M._combine(curve, "g1", [M._xyzz_to_host(curve, "g1", pt, 1)])
+            ok = ref is None or bool(np.array_equal(res, ref))
+            med = {k: float(np.median([t[k] for t in times[1:]])) for k in times[0]}
+            row = {"log_n": log_n, "variant": "table", "c": tc, "nwin": table.nwin, "table_gib": table.nbytes / 2**30,
+                   "build_ms": table.build_ms, "same_result": ok, **med}
+            rows.append(row)
+            print(f"2^{log_n} table c={tc} ({table.nwin} windows, {table.nbytes / 2**30:.1f} GiB, built in "
+                  f"{table.build_ms:.0f} ms): total {med['total']:.1f} ms  "
+                  + "  ".join(f"{k.split('/')[-1]} {v:.1f}" for k, v in med.items() if k != "total")
+                  + ("" if ok else "  RESULT DIFFERS"), flush=True)
+            del table, pt
+            cp.get_default_memory_pool().free_all_blocks()
+        del bases, sc
+        cp.get_default_memory_pool().free_all_blocks()
+    with open(out_path, "w") as f:
+        json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

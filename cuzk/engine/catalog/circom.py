@@ -1,0 +1,101 @@
+"""circom circuits registered from config: a snarkjs .zkey and witnesses as .wtns bytes.
+
+    [[circuits.circom]]
+    id = "my-circuit"          # the circuit id requests use
+    zkey = "/path/circuit.zkey"
+    proof_kind = "winning-post"  # optional: serve this kind (default: none, by id only)
+    priority = "normal"          # optional default priority
+    batchable = false
+
+A request's `vanilla_proof` is the content of a circom `.wtns` file for the
+circuit (computing witnesses from JSON inputs with the circuit's .wasm is
+not supported yet). The key's matrices give a/b/c; proofs are BN254 or
+BLS12-381 per the key, encoded as `cuzk.formats.proof_bytes` says.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from cuzk.backend import get_backend
+from cuzk.errors import FormatError
+from cuzk.formats.wtns import read_wtns
+from cuzk.formats.zkey import ZKey
+
+from ..config import ConfigError
+from ..params.sources import ParamSource
+from ..types import ProofKind, ProofRequest, parse_kind, parse_priority
+from .registry import CircuitSpec, Witness, working_bytes_estimate
+
+
+class ZkeyParams(ParamSource):
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.description = str(path)
+        self._zkey = None
+
+    def zkey(self):
+        if self._zkey is None:
+            self._zkey = ZKey(self.path)
+        return self._zkey
+
+    def open(self):
+        return self.zkey().proving_key
+
+
+def read_wtns_bytes(data: bytes, where: str):
+    """circom's .wtns reader takes a path: hand it a private temporary file."""
+    fd, tmp = tempfile.mkstemp(suffix=".wtns")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        wtns = read_wtns(tmp)
+    except FormatError as exc:
+        raise FormatError(str(exc).replace(tmp, where)) from None
+    finally:
+        os.unlink(tmp)
+    return wtns
+
+
+def make_spec(entry: dict) -> CircuitSpec:
+    cid = str(entry["id"])
+    path = Path(os.path.expanduser(str(entry["zkey"])))
+    if not path.is_file():
+        raise ConfigError(f"circuits.circom {cid}: zkey {path} does not exist")
+    try:
+        kind = parse_kind(entry["proof_kind"]) if entry.get("proof_kind") else ProofKind.UNSPECIFIED
+        priority = parse_priority(entry.get("priority", "normal"))
+    except ValueError as exc:
+        raise ConfigError(f"circuits.circom {cid}: {exc}") from None
+    params = ZkeyParams(path)
+    zk = params.zkey()  # reads the header now: a bad file fails at start
+    curve = zk.curve.name
+
+    def parse(req: ProofRequest):
+        data = req.vanilla_proof or (req.vanilla_proofs[0] if len(req.vanilla_proofs) == 1 else b"")
+        if not data:
+            raise FormatError(f"{cid}: the request carries no witness (.wtns bytes in vanilla_proof)")
+        wtns = read_wtns_bytes(data, f"{cid}: vanilla_proof")
+        zk.check_witness(wtns.curve, len(wtns), f"{cid}: vanilla_proof")
+        return wtns.values
+
+    def witness(w, p: int) -> Witness:
+        return Witness(w, zk.public_signals(w))
+
+    def rows(w):
+        return zk.row_evaluations(w, get_backend("cpu"))
+
+    def public_inputs(req: ProofRequest):
+        return [zk.public_signals(parse(req))]
+
+    def working_bytes() -> int:
+        return working_bytes_estimate(zk.num_inputs + zk.num_private, zk.domain_size)
+
+    return CircuitSpec(
+        circuit_id=cid, proof_kind=kind, curve=curve, num_partitions=1, batchable=bool(entry.get("batchable", False)),
+        default_priority=priority, params=params, parse=parse, witness=witness, rows=rows,
+        public_inputs=public_inputs, working_bytes=working_bytes, description=f"circom ({path.name})",
+        info={"zkey": str(path)},
+    )

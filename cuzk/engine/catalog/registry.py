@@ -1,0 +1,171 @@
+"""The circuit registry: what the engine can prove, and how.
+
+A circuit id names one circuit with fixed parameters (a proving key). Its
+`CircuitSpec` says which proof kind it serves, its default priority,
+whether jobs of it may be batched, how many partitions (independent
+Groth16 proofs) one job has, where its parameters come from, and how a
+request's vanilla proof turns into witnesses:
+
+    parse(request)            -> parsed input (once per job; raises a CuzkError
+                                 with a message naming what is wrong)
+    witness(parsed, p)        -> Witness(w, public_inputs) for partition p
+    rows(w)                   -> (a, b, c) evaluations (SpMV of the compiled circuit)
+    public_inputs(request)    -> per-partition public inputs, for verifiers
+    generate_vanilla(seed)    -> a valid test input (optional; `cuzk bench gen-vanilla`)
+
+Circuits of one family at several sizes (the built-in workloads: family
+"porep-c2-like", presets tiny ... 32g) are found by (family or proof kind,
+preset), the preset coming from the request's sector_size or
+registered_proof (`cuzk.circuits.preset_for`) or else `default_preset`.
+A circuit registered as its kind's default (a circom circuit from config
+that names a proof kind) serves that kind at every size.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from cuzk.circuits import UnknownKind, preset_for
+
+from ..errors import UnknownCircuit
+from ..params.sources import ParamSource
+from ..types import Priority, ProofKind, ProofRequest, parse_kind
+
+
+@dataclass
+class Witness:
+    w: np.ndarray  # Montgomery uint64[num_vars, 4], w[0] = 1
+    public_inputs: list[int]  # excluding ONE
+
+
+@dataclass(eq=False)
+class CircuitSpec:
+    circuit_id: str
+    proof_kind: ProofKind
+    curve: str
+    num_partitions: int
+    batchable: bool
+    default_priority: Priority
+    params: ParamSource
+    parse: Callable[[ProofRequest], Any]
+    witness: Callable[[Any, int], Witness]
+    rows: Callable[[np.ndarray], tuple]
+    public_inputs: Callable[[ProofRequest], list[list[int]]]
+    working_bytes: Callable[[], int]  # per partition: witness, a/b/c and prover temporaries
+    family: str = ""  # circuits of one shape at several presets share a family name
+    preset: str = ""
+    description: str = ""
+    info: dict = field(default_factory=dict)
+    generate_vanilla: Callable[..., bytes] | None = None  # (seed=None) -> test input, where available
+
+
+def working_bytes_estimate(num_vars: int, num_rows: int) -> int:
+    """Witness + a, b, c + the prover's H temporaries (about 9 domain-sized vectors), 32 B each."""
+    domain = 1 << max(0, (num_rows - 1).bit_length())
+    return 32 * (num_vars + 3 * num_rows + 9 * domain)
+
+
+class CircuitRegistry:
+    def __init__(self, default_preset: str = "tiny"):
+        self.default_preset = default_preset
+        self._specs: dict[str, CircuitSpec] = {}
+        self._families: dict[str, dict[str, str]] = {}  # family -> preset -> circuit id
+        self._by_kind: dict[ProofKind, dict[str, str]] = {}  # proof kind -> preset -> circuit id
+        self._defaults: dict[ProofKind, str] = {}
+        self._lock = threading.Lock()
+
+    def register(self, spec: CircuitSpec, default_for_kind: bool = False) -> None:
+        with self._lock:
+            if spec.circuit_id in self._specs:
+                raise ValueError(f"circuit {spec.circuit_id!r} is already registered")
+            if spec.num_partitions < 1:
+                raise ValueError(f"circuit {spec.circuit_id!r}: num_partitions must be >= 1")
+            self._specs[spec.circuit_id] = spec
+            if spec.family:
+                self._families.setdefault(spec.family, {})[spec.preset] = spec.circuit_id
+            if spec.proof_kind != ProofKind.UNSPECIFIED:
+                if spec.preset:
+                    self._by_kind.setdefault(spec.proof_kind, {})[spec.preset] = spec.circuit_id
+                if default_for_kind:
+                    self._defaults[spec.proof_kind] = spec.circuit_id
+
+    def get(self, circuit_id: str) -> CircuitSpec:
+        spec = self._specs.get(circuit_id)
+        if spec is None:
+            known = ", ".join(sorted(self._specs)) or "none"
+            raise UnknownCircuit(f"unknown circuit {circuit_id!r} (registered: {known})")
+        return spec
+
+    def preset_of(self, request: ProofRequest) -> str:
+        """The preset a request's sector_size / registered_proof select (0 means not given)."""
+        try:
+            return preset_for(request.sector_size, request.registered_proof or None, self.default_preset)
+        except UnknownKind as exc:
+            raise UnknownCircuit(str(exc)) from None
+
+    def resolve(self, request: ProofRequest) -> CircuitSpec:
+        """The circuit a request is for: its circuit_id (or family name at the request's
+        preset), else its proof kind's default, else its proof kind at the request's preset."""
+        name = request.circuit_id
+        if name:
+            if name in self._families and name not in self._specs:
+                spec = self._at_preset(self._families[name], name, self.preset_of(request))
+            else:
+                spec = self.get(name)
+            if request.proof_kind not in (ProofKind.UNSPECIFIED, spec.proof_kind):
+                raise UnknownCircuit(f"circuit {spec.circuit_id!r} proves {spec.proof_kind.name}, "
+                                     f"not {_kind_name(request.proof_kind)}")
+            return spec
+        kind = request.proof_kind
+        if kind == ProofKind.UNSPECIFIED:
+            raise UnknownCircuit("the request names neither a proof kind nor a circuit id")
+        try:
+            kind = ProofKind(kind)
+        except ValueError:
+            raise UnknownCircuit(f"unknown proof kind {int(kind)}") from None
+        return self._for_kind(kind, self.preset_of(request))
+
+    def _for_kind(self, kind: ProofKind, preset: str) -> CircuitSpec:
+        if kind in self._defaults:
+            return self._specs[self._defaults[kind]]
+        if kind not in self._by_kind:
+            raise UnknownCircuit(f"no circuit is registered for proof kind {kind.name}")
+        return self._at_preset(self._by_kind[kind], kind.name, preset)
+
+    def _at_preset(self, presets: dict[str, str], what: str, preset: str) -> CircuitSpec:
+        cid = presets.get(preset)
+        if cid is None:
+            raise UnknownCircuit(f"no circuit is registered for {what} at preset {preset!r} "
+                                 f"(registered presets: {', '.join(presets)})")
+        return self._specs[cid]
+
+    def lookup(self, name: str, preset: str | None = None) -> CircuitSpec:
+        """A circuit id; a family ('winning-post-like') or proof kind name ('winning-post',
+        'WINNING_POST') at `preset` (default: the default preset)."""
+        if name in self._specs:
+            return self._specs[name]
+        preset = preset or self.default_preset
+        if name in self._families:
+            return self._at_preset(self._families[name], name, preset)
+        try:
+            kind = parse_kind(name)
+        except ValueError:
+            return self.get(name)  # raises UnknownCircuit listing the ids
+        return self._for_kind(kind, preset)
+
+    def specs(self) -> list[CircuitSpec]:
+        return list(self._specs.values())
+
+    def families(self) -> list[str]:
+        return list(self._families)
+
+
+def _kind_name(value: int) -> str:
+    try:
+        return ProofKind(value).name
+    except ValueError:
+        return f"proof kind {int(value)}"

@@ -1,0 +1,21 @@
+"""The circuits a configured engine serves (the cluster front builds the same registry as its nodes)."""
+
+from __future__ import annotations
+
+from ..config import EngineConfig
+from ..types import ProofKind
+from . import circom, synthetic, workloads
+from .registry import CircuitRegistry
+
+
+def build_registry(config: EngineConfig) -> CircuitRegistry:
+    """The built-in workloads at the configured presets, the synthetic test circuit if enabled,
+    and circom circuits from config."""
+    registry = CircuitRegistry(config.circuits.default_preset)
+    workloads.register(registry, config.param_dir(), tuple(config.circuits.presets))
+    if config.circuits.synthetic:
+        synthetic.register(registry, config.param_dir())
+    for entry in config.circuits.circom:
+        spec = circom.make_spec(entry)
+        registry.register(spec, default_for_kind=spec.proof_kind != ProofKind.UNSPECIFIED)
+    return registry

@@ -1,0 +1,17 @@
+"""This process's resident memory, as GetStatus reports it (rss_bytes, peak_rss_bytes)."""
+
+from __future__ import annotations
+
+import os
+import resource
+
+
+def rss_bytes() -> tuple[int, int]:
+    """(current, peak) resident set size of this process in bytes (current 0 where unreadable)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    try:
+        with open("/proc/self/statm") as fh:
+            pages = int(fh.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE"), peak
+    except (OSError, ValueError, IndexError):
+        return 0, peak

@@ -1,0 +1,268 @@
+"""Source of the field arithmetic: Montgomery Fp unrolled per limb count, and Fq2.
+
+Each field gets scalar functions on limb tuples (values stay in registers;
+LLVM inlines them into the kernels) and parallel array kernels over
+`uint64[n, L]` (Fq2: `uint64[n, 2, L]`). Written once; `prefix` names the
+field in the generated module (e.g. `fr`, `fq`) so one module holds several.
+"""
+
+from __future__ import annotations
+
+from .codegen import Source, elementwise, fill, limbs_literal, mont_literal, tuple_of, u64
+from .params import FieldParams
+
+
+def prime_field_source(f: str, P: FieldParams) -> str:
+    """Fp with prefix `f`: constants {F}_*, scalar functions {f}_*, kernels {f}_v*."""
+    L = P.limbs
+    F = f.upper()
+    a, b, t, d = ([f"{x}{i}" for i in range(L)] for x in "abtd")
+    p = [f"{F}_P{i}" for i in range(L)]
+    s = Source()
+    s(*(f"{F}_P{i} = {u64(limb)}" for i, limb in enumerate(P.to_limbs(P.p))))
+    s(f"{F}_INV = {u64(P.inv)}", f"{F}_L = {L}")
+    for name, x in (("ZERO", 0), ("ONE", P.R), ("R2", P.R2), ("RAW1", 1), ("PM2", P.p - 2),
+                    ("SQRT_EXP", (P.p + 1) // 4), ("HALF", (P.p - 1) // 2)):
+        s(f"{F}_{name} = {limbs_literal(x, L)}")
+    s("")
+
+    def unpack():
+        s(f"{', '.join(a)} = a", f"{', '.join(b)} = b")
+
+    def chain(op, x, y, out, flag):
+        """out_i, flag = op(x_i, y_i, flag of the limb below)."""
+        s(*(f"{out[i]}, {flag} = {op}({x[i]}, {y[i]}, {'Z64' if i == 0 else flag})" for i in range(L)))
+
+    def reduce_once(src):
+        """return src - p when src >= p (src < 2p)."""
+        chain("sbb", src, p, d, "br")
+        with s.block("if br"):
+            s(f"return {tuple_of(src)}")
+        s(f"return {tuple_of(d)}")
+
+    with s.function(f"{f}_add", ("a", "b")):
+        unpack()
+        chain("adc", a, b, t, "c")
+        reduce_once(t)
+    with s.function(f"{f}_sub", ("a", "b")):
+        unpack()
+        chain("sbb", a, b, t, "br")
+        with s.block("if br"):
+            chain("adc", t, p, t, "c")
+        s(f"return {tuple_of(t)}")
+    with s.function(f"{f}_is_zero", ("a",)):
+        s("return " + " and ".join(f"a[{i}] == Z64" for i in range(L)))
+    with s.function(f"{f}_eq", ("a", "b")):
+        s("return " + " and ".join(f"a[{i}] == b[{i}]" for i in range(L)))
+    with s.function(f"{f}_gt", ("a", "b"), doc="a > b on canonical limbs (most significant first)."):
+        for i in reversed(range(L)):
+            with s.block(f"if a[{i}] != b[{i}]"):
+                s(f"return a[{i}] > b[{i}]")
+        s("return False")
+    with s.function(f"{f}_mul", ("a", "b"), doc='CIOS Montgomery product, "no-carry" variant (top bit of p free).'):
+        unpack()
+        for i in range(L):
+            for j in range(L):
+                s(f"{t[j]}, c = mac({a[j]}, {b[i]}, {'Z64' if i == 0 else t[j]}, {'Z64' if j == 0 else 'c'})")
+            s("A = c", f"m = {t[0]} * {F}_INV", f"_, c = mac(m, {p[0]}, {t[0]}, Z64)")
+            s(*(f"{t[j - 1]}, c = mac(m, {p[j]}, {t[j]}, c)" for j in range(1, L)))
+            s(f"{t[L - 1]} = c + A")
+        reduce_once(t)
+    with s.function(f"{f}_load", ("arr", "i")):
+        s(f"return {tuple_of(f'arr[i, {k}]' for k in range(L))}")
+    with s.function(f"{f}_store", ("arr", "i", "v")):
+        s(*(f"arr[i, {k}] = v[{k}]" for k in range(L)))
+    ld = f"{f}_load(a, i)"
+    kernels = [
+        _vector_kernels(f, ("to_mont", "from_mont")),
+        elementwise(f"{f}_vscale", ("a", "s", "out"), f"{f}_mul({ld}, k)", store=f"{f}_store",
+                    setup=[f"k = {f}_load(s, 0)"]),
+        elementwise(f"{f}_vcanon_gt_half", ("a", "out"), f"{f}_gt({f}_from_mont({ld}), {F}_HALF)",
+                    doc="out[i] = canonical(a[i]) > (p-1)/2, the 'lexicographically largest' flag."),
+    ]
+    return s.text() + fill(PRIME_TEMPLATE, f=f) + "\n".join(kernels) + fill(PRIME_INV, f=f)
+
+
+def _vector_kernels(f: str, extra_unary=()) -> str:
+    """{f}_vadd, vsub, vneg, vmul, vsqr, vpow (and `extra_unary`) over `{f}_load`/`{f}_store`."""
+    ld = lambda x: f"{f}_load({x}, i)"  # noqa: E731
+    ops = [("add", ("a", "b")), ("sub", ("a", "b")), ("neg", ("a",)), ("mul", ("a", "b")), ("sqr", ("a",))]
+    ops += [(op, ("a",)) for op in extra_unary]
+    out = [elementwise(f"{f}_v{op}", [*args, "out"], f"{f}_{op}({', '.join(map(ld, args))})", store=f"{f}_store")
+           for op, args in ops]
+    out.append(elementwise(f"{f}_vpow", ["a", "e", "out"], f"{f}_pow({ld('a')}, e)", store=f"{f}_store"))
+    out.append(elementwise(f"{f}_vsqrt", ["a", "out", "ok"], "x", store=f"{f}_store",
+                           body=[f"good, x = {f}_sqrt({ld('a')})", "ok[i] = good"]))
+    return "\n".join(out)
+
+
+PRIME_TEMPLATE = '''
+@njit(cache=True)
+def {f}_dbl(a):
+    return {f}_add(a, a)
+
+@njit(cache=True)
+def {f}_neg(a):
+    return {f}_sub({F}_ZERO, a)
+
+@njit(cache=True)
+def {f}_sqr(a):
+    return {f}_mul(a, a)
+
+@njit(cache=True)
+def {f}_pow(a, e):
+    r = {F}_ONE
+    for i in range(len(e) * 64 - 1, -1, -1):
+        r = {f}_mul(r, r)
+        if (e[i >> 6] >> np.uint64(i & 63)) & ONE64:
+            r = {f}_mul(r, a)
+    return r
+
+@njit(cache=True)
+def {f}_inv(a):
+    return {f}_pow(a, {F}_PM2)
+
+@njit(cache=True)
+def {f}_from_mont(a):
+    return {f}_mul(a, {F}_RAW1)
+
+@njit(cache=True)
+def {f}_to_mont(a):
+    return {f}_mul(a, {F}_R2)
+
+@njit(cache=True)
+def {f}_sqrt(a):
+    x = {f}_pow(a, {F}_SQRT_EXP)
+    return {f}_eq({f}_mul(x, x), a), x
+'''
+
+PRIME_INV = '''
+@njit(parallel=True, nogil=True, cache=True)
+def {f}_vinv(a, out, nchunks):
+    """Batch inversion (Montgomery's trick) per chunk; zero maps to zero."""
+    n = a.shape[0]
+    nchunks = max(1, min(n, nchunks))
+    for c in prange(nchunks):
+        lo = c * n // nchunks
+        hi = (c + 1) * n // nchunks
+        acc = {F}_ONE
+        for i in range(lo, hi):
+            x = {f}_load(a, i)
+            {f}_store(out, i, acc)
+            if not {f}_is_zero(x):
+                acc = {f}_mul(acc, x)
+        inv = {f}_inv(acc)
+        for i in range(hi - 1, lo - 1, -1):
+            x = {f}_load(a, i)
+            if {f}_is_zero(x):
+                {f}_store(out, i, {F}_ZERO)
+            else:
+                {f}_store(out, i, {f}_mul(inv, {f}_load(out, i)))
+                inv = {f}_mul(inv, x)
+'''
+
+
+def fq2_source(f2: str, f: str, P: FieldParams, xi: tuple[int, int]) -> str:
+    """Fq2 = Fq[u]/(u^2 + 1) (both curves) over the Fp of prefix `f`, with the
+    tower's non-residue xi = xi0 + u."""
+    assert xi[1] == 1
+    F2, F = f2.upper(), f.upper()
+    head = [
+        f"{F2}_XI0 = {mont_literal(xi[0], P)}",
+        f"{F2}_ZERO = ({F}_ZERO, {F}_ZERO)",
+        f"{F2}_ONE = ({F}_ONE, {F}_ZERO)",
+        f"{F2}_MINUS_ONE = ({mont_literal(P.p - 1, P)}, {F}_ZERO)",
+        f"{F2}_EXP_P34 = {limbs_literal((P.p - 3) // 4, P.limbs)}",
+        f"{F2}_EXP_P12 = {limbs_literal((P.p - 1) // 2, P.limbs)}",
+    ]
+    vinv = elementwise(f"{f2}_vinv", ["a", "out"], f"x if {f2}_is_zero(x) else {f2}_inv(x)", store=f"{f2}_store",
+                       body=[f"x = {f2}_load(a, i)"])
+    return "\n".join(head) + "\n" + fill(FQ2_TEMPLATE, f2=f2, f=f) + "\n" + _vector_kernels(f2) + "\n" + vinv
+
+
+FQ2_TEMPLATE = '''
+@njit(cache=True)
+def {f2}_add(a, b):
+    return ({f}_add(a[0], b[0]), {f}_add(a[1], b[1]))
+
+@njit(cache=True)
+def {f2}_sub(a, b):
+    return ({f}_sub(a[0], b[0]), {f}_sub(a[1], b[1]))
+
+@njit(cache=True)
+def {f2}_dbl(a):
+    return ({f}_add(a[0], a[0]), {f}_add(a[1], a[1]))
+
+@njit(cache=True)
+def {f2}_neg(a):
+    return ({f}_neg(a[0]), {f}_neg(a[1]))
+
+@njit(cache=True)
+def {f2}_conj(a):
+    return (a[0], {f}_neg(a[1]))
+
+@njit(cache=True)
+def {f2}_is_zero(a):
+    return {f}_is_zero(a[0]) and {f}_is_zero(a[1])
+
+@njit(cache=True)
+def {f2}_eq(a, b):
+    return {f}_eq(a[0], b[0]) and {f}_eq(a[1], b[1])
+
+@njit(cache=True)
+def {f2}_mul(a, b):
+    v0 = {f}_mul(a[0], b[0])
+    v1 = {f}_mul(a[1], b[1])
+    s = {f}_mul({f}_add(a[0], a[1]), {f}_add(b[0], b[1]))
+    return ({f}_sub(v0, v1), {f}_sub({f}_sub(s, v0), v1))
+
+@njit(cache=True)
+def {f2}_sqr(a):
+    m = {f}_mul(a[0], a[1])
+    return ({f}_mul({f}_add(a[0], a[1]), {f}_sub(a[0], a[1])), {f}_add(m, m))
+
+@njit(cache=True)
+def {f2}_mul_fq(a, s):
+    return ({f}_mul(a[0], s), {f}_mul(a[1], s))
+
+@njit(cache=True)
+def {f2}_mul_xi(a):
+    """a * (xi0 + u)."""
+    return ({f}_sub({f}_mul(a[0], {F2}_XI0), a[1]), {f}_add({f}_mul(a[1], {F2}_XI0), a[0]))
+
+@njit(cache=True)
+def {f2}_inv(a):
+    t = {f}_inv({f}_add({f}_mul(a[0], a[0]), {f}_mul(a[1], a[1])))
+    return ({f}_mul(a[0], t), {f}_neg({f}_mul(a[1], t)))
+
+@njit(cache=True)
+def {f2}_pow(a, e):
+    r = {F2}_ONE
+    for i in range(len(e) * 64 - 1, -1, -1):
+        r = {f2}_sqr(r)
+        if (e[i >> 6] >> np.uint64(i & 63)) & ONE64:
+            r = {f2}_mul(r, a)
+    return r
+
+@njit(cache=True)
+def {f2}_sqrt(a):
+    """p = 3 mod 4 square root (Adj, Rodriguez-Henriquez 2012, alg. 9)."""
+    a1 = {f2}_pow(a, {F2}_EXP_P34)
+    alpha = {f2}_mul({f2}_sqr(a1), a)
+    x0 = {f2}_mul(a1, a)
+    if {f2}_eq(alpha, {F2}_MINUS_ONE):
+        x = ({f}_neg(x0[1]), x0[0])
+    else:
+        bb = {f2}_pow({f2}_add({F2}_ONE, alpha), {F2}_EXP_P12)
+        x = {f2}_mul(bb, x0)
+    return {f2}_eq({f2}_sqr(x), a), x
+
+@njit(cache=True)
+def {f2}_load(arr, i):
+    return ({f}_load(arr[:, 0, :], i), {f}_load(arr[:, 1, :], i))
+
+@njit(cache=True)
+def {f2}_store(arr, i, v):
+    {f}_store(arr[:, 0, :], i, v[0])
+    {f}_store(arr[:, 1, :], i, v[1])
+'''

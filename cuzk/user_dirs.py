@@ -1,0 +1,29 @@
+"""Per-user directories, by the XDG base-directory rule (cheap: the CLI's help texts show them).
+
+cache: $XDG_CACHE_HOME/cuzk, else ~/.cache/cuzk (what can be rebuilt: parameters of the
+demo and benchmarks). state: $XDG_STATE_HOME/cuzk, else ~/.local/state/cuzk (the daemon's
+socket, journal and parameters). A relative or empty $XDG_* is ignored, as the rule says.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def _base(variable: str, fallback: str) -> Path:
+    value = os.environ.get(variable, "")
+    return Path(value) if os.path.isabs(value) else Path(os.path.expanduser("~")) / fallback
+
+
+def cache_dir() -> Path:
+    return _base("XDG_CACHE_HOME", ".cache") / "cuzk"
+
+
+def state_dir() -> Path:
+    return _base("XDG_STATE_HOME", ".local/state") / "cuzk"
+
+
+def default_socket() -> Path:
+    """Where a daemon with the default config listens (daemon.listen empty)."""
+    return state_dir() / "cuzk.sock"

@@ -1,0 +1,91 @@
+"""`cuzk prove` refuses a witness that does not satisfy the circuit (exit 1, first failing constraint)."""
+
+import re
+import shutil
+
+import numpy as np
+import pytest
+from snarkjs_fixtures import fixture
+
+from cuzk.cli.main import main
+from cuzk.formats.circom_r1cs import read_r1cs
+from cuzk.formats.iden3_sections import scan_sections
+from cuzk.formats.wtns import WTNS_MAGIC, WTNS_SECTION_NAMES
+
+
+def changed_witness(fx, tmp_path, wire: int):
+    """fx's witness with value `wire` plus one, written to tmp_path/changed.wtns."""
+    data = bytearray(fx.wtns.read_bytes())
+    off, _ = scan_sections(data, WTNS_MAGIC, 2, "wtns", WTNS_SECTION_NAMES)[2]
+    at = off + 32 * wire
+    value = int.from_bytes(data[at : at + 32], "little")
+    data[at : at + 32] = (value + 1).to_bytes(32, "little")  # these values are far below r
+    path = tmp_path / "changed.wtns"
+    path.write_bytes(bytes(data))
+    return path
+
+
+def first_row_with(cc, wire: int) -> int:
+    """The first constraint whose A, B or C has a term in `wire`: the only rows a change of it can break."""
+    rows = []
+    for m in cc.matrices:
+        cols = np.asarray(m.cols)
+        hit = np.flatnonzero(cols == wire)
+        if len(hit):
+            rows.append(int(np.searchsorted(np.asarray(m.indptr), hit[0], side="right")) - 1)
+    return min(rows)
+
+
+def prove_args(fx, tmp_path, wtns, *extra):
+    return ["prove", "--zkey", str(fx.zkey), "--wtns", str(wtns), "--proof", str(tmp_path / "proof.json"),
+            "--public", str(tmp_path / "public.json"), "--backend", "cpu", "--quiet", *extra]
+
+
+def test_unsatisfied_witness_is_refused_and_no_check_proves_it(tmp_path, capsys):
+    fx = fixture("bits_mix", "bn254")
+    cc = read_r1cs(fx.r1cs).circuit
+    wire = cc.num_vars - 1  # an internal wire
+    bad = changed_witness(fx, tmp_path, wire)
+    expected = first_row_with(cc, wire)
+
+    assert main(prove_args(fx, tmp_path, bad)) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert re.search(rf"first failing: constraint {expected}\b", err), err
+    assert not (tmp_path / "proof.json").exists() and not (tmp_path / "public.json").exists()
+
+    # the same verdict and row as `cuzk circuit info --wtns`
+    assert main(["circuit", "info", "--r1cs", str(fx.r1cs), "--wtns", str(bad)]) == 1
+    assert f"first failing: constraint {expected})" in capsys.readouterr().out
+
+    assert main(prove_args(fx, tmp_path, bad, "--no-check")) == 0
+    assert (tmp_path / "proof.json").exists() and (tmp_path / "public.json").exists()
+
+
+def test_satisfied_witness_is_proven_and_the_circuit_is_found_or_named(tmp_path, capsys):
+    fx = fixture("bits_mix", "bn254")
+    assert main(prove_args(fx, tmp_path, fx.wtns)) == 0  # the .r1cs beside the key
+    assert (tmp_path / "proof.json").exists()
+
+    key = tmp_path / "alone.zkey"  # a key without its .r1cs: say how to go on
+    shutil.copyfile(fx.zkey, key)
+    args = prove_args(fx, tmp_path, fx.wtns)
+    args[args.index("--zkey") + 1] = str(key)
+    (tmp_path / "proof.json").unlink()
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "alone.r1cs: no such file" in err and "--r1cs" in err and "--no-check" in err and err.count("\n") == 1
+    assert not (tmp_path / "proof.json").exists()
+    assert main(args + ["--r1cs", str(fx.r1cs)]) == 0
+
+    other = fixture("poseidon_chain", "bn254")  # a circuit that is not the key's
+    assert main(args + ["--r1cs", str(other.r1cs)]) == 2
+    assert "circuit has 2905 wires" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flags", [["--r1cs", "x.r1cs", "--no-check"]])
+def test_r1cs_and_no_check_exclude_each_other(tmp_path, flags, capsys):
+    fx = fixture("bits_mix", "bn254")
+    with pytest.raises(SystemExit) as exc:
+        main(prove_args(fx, tmp_path, fx.wtns, *flags))
+    assert exc.value.code == 2
