@@ -5,7 +5,7 @@
 #   scripts/gpu_check.sh [quick|tune|msm|tables|kernels|prove|full|gpus]
 #   tests: the GPU tests only; quick: tests + small benchmarks; tune: MSM kernel variants + tests; kernels: tests + the kernel
 #   benchmark; prove: the proof benchmark; full: all (may exceed one 600 s device call);
-#   msm: MSM tests, stages and rows; gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
+#   msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
 MODE=${1:-full}
 OUT=${OUT:-/tmp/cuzk-out}
@@ -37,11 +37,19 @@ from cuzk.backend.cuda.module import kernels
 for c in ("bls12_381", "bn254"):
     t = time.time(); kernels(c); print(f"nvrtc {c}: {time.time() - t:.1f} s")
 PY
+save_cache  # a call cut off by the 600 s limit still brings the compiled kernels back
 
 if [ "$MODE" = gpus ]; then  # issue 8, on a two-GPU machine: one GPU against all of them
   timeout 560 python3 -m cuzk bench batch --compare-gpus --kind "${KIND:-porep-c2-like}" --preset "${PRESET:-small}" \
     --count "${COUNT:-16}" --rounds 2 --synthesis-threads "${SYNTH:-8}" --json "$OUT/compare_gpus.json" 2>&1 \
     | tail -40 | tee "$OUT/compare_gpus.txt"
+  save_cache; exit 0
+fi
+if [ "$MODE" = setup ]; then  # issue 17: parameters made on the GPU (fixed-base kernel), engine's device rows
+  timeout 240 python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_fixed_base.py \
+    tests/groth16/test_groth16.py tests/engine/test_engine.py --durations=8 2>&1 | tail -20 | tee "$OUT/setup_tests.txt"
+  timeout ${SETUP_BENCH_S:-300} python3 -m cuzk bench prove --backend cuda --sizes ${SIZES:-20,24} --verify-up-to 27 \
+    --repeat 2 --json "$OUT/prove_setup.json" 2>&1 | tee "$OUT/bench_setup.txt"
   save_cache; exit 0
 fi
 if [ "$MODE" = tables ]; then  # MSM window tables: conformance, then widths x sizes against the plain MSM
@@ -72,10 +80,10 @@ fi
 
 if [ "$MODE" != prove ]; then
   echo "== tests"
-  timeout 200 python3 -m pytest -q -p no:cacheprovider tests/backend -k "cuda" -m "not slow and not gpu" \
+  timeout ${GPU_MARKED_S:-300} python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend tests/groth16 \
+    --durations=15 --junitxml="$OUT/gpu_marked.xml" 2>&1 | tail -40 | tee "$OUT/gpu_marked.txt"
+  timeout ${GPU_OTHER_S:-200} python3 -m pytest -q -p no:cacheprovider tests/backend -k "cuda" -m "not slow and not gpu" \
     --junitxml="$OUT/gpu_tests.xml" 2>&1 | tail -20 | tee "$OUT/gpu_tests.txt"
-  timeout 300 python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend tests/groth16 \
-    --junitxml="$OUT/gpu_marked.xml" 2>&1 | tail -20 | tee "$OUT/gpu_marked.txt"
 fi
 
 echo "== bench"

@@ -68,6 +68,16 @@ class Backend(ABC):
             t = self.ntt(curve, t, inverse=True, coset=shift)
         return fr.from_mont(t[:count])
 
+    # ---- fixed-base multiplication (parameter generation) --------------------
+    def fixed_base(self, curve: Curve | str, group: str, base: np.ndarray):
+        """An object whose `mul(scalars)` gives affine [k_i] base (host array) for
+        canonical scalars uint64[n, 4]: every Groth16 parameter vector is such a
+        list of multiples of a generator. `chunk` is the number of scalars the
+        caller should hand over at a time (progress lines, bounded scratch)."""
+        from .cpu.fixed_base import FixedBaseTable
+
+        return FixedBaseTable(as_curve(curve).name, group, base)
+
     def describe(self) -> str:
         return self.name
 

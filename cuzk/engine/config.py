@@ -100,6 +100,7 @@ class SynthesisConfig:
     kernel_threads: int = 1
     lookahead: int = 0
     pipelined: bool = True
+    check_witness: bool = False
 
 
 @dataclass
@@ -458,6 +459,11 @@ kernel_threads = 1
 lookahead = 0
 # false: synthesize a partition only once the previous one is proven (no overlap; for comparisons).
 pipelined = true
+# On GPUs a partition's witness crosses the bus alone and a, b, c are computed on the device
+# (no satisfaction check). true: compute them on the host and check every constraint first,
+# failing the job on an unsatisfied one (debugging; `cuzk circuit info --check` does it for users).
+# CPU provers always compute and check them on the host.
+check_witness = false
 
 [srs]
 # Directory of parameter files; parameters of the built-in circuits are generated here once

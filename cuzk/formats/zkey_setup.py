@@ -31,10 +31,9 @@ from typing import Callable
 import numpy as np
 
 from cuzk.backend import get_backend
-from cuzk.backend.cpu.fixed_base import FixedBaseTable
 from cuzk.curve import get_curve
 from cuzk.errors import CuzkError
-from cuzk.groth16.setup import CHUNK, Progress, domain_size, lagrange_at, transpose_product
+from cuzk.groth16.setup import Progress, domain_size, lagrange_at, transpose_product
 
 from .snarkjs_domain import h_positions, row_positions
 from .zkey import COEFF_RECORD
@@ -98,17 +97,17 @@ def generate_zkey(circuit, backend=None, progress: bool | None = None,
 
     total = len(ic_s) + len(c_s) + 3 * nvars + n
     prog = Progress(total, progress if progress is not None else total >= 1 << 16)
-    g1t = FixedBaseTable(curve.name, "g1", curve.g1.generator)
-    g2t = FixedBaseTable(curve.name, "g2", curve.g2.generator)
+    g1t = backend.fixed_base(curve, "g1", curve.g1.generator)
+    g2t = backend.fixed_base(curve, "g2", curve.g2.generator)
 
-    def muls(table: FixedBaseTable, scalars_mont: np.ndarray, what: str) -> np.ndarray:
+    def muls(table, scalars_mont: np.ndarray, what: str) -> np.ndarray:
         out = np.empty((len(scalars_mont), 2) + table.grp.coord, dtype=np.uint64)
-        for i in range(0, len(scalars_mont), CHUNK):
-            out[i : i + CHUNK] = table.mul(fr.from_mont(scalars_mont[i : i + CHUNK]))
-            prog.step(len(out[i : i + CHUNK]), what)
+        for i in range(0, len(scalars_mont), table.chunk):
+            out[i : i + table.chunk] = table.mul(fr.from_mont(scalars_mont[i : i + table.chunk]))
+            prog.step(len(out[i : i + table.chunk]), what)
         return out
 
-    def single(table: FixedBaseTable, x: int) -> np.ndarray:
+    def single(table, x: int) -> np.ndarray:
         return table.mul(fr.canonical_from_ints([x % p]))[0]
 
     key = ZkeySections(

@@ -266,3 +266,18 @@ def test_shutdown_finishes_running_jobs_and_cancels_queued(make_engine, vanilla)
     assert q.state == JobState.CANCELLED and "shut down" in q.error
     with pytest.raises(Exception, match="shutting down"):
         engine.submit(req(vanilla()))
+
+
+@pytest.mark.gpu
+def test_gpu_engine_evaluates_rows_on_the_device(make_engine, vanilla):
+    """On a GPU the synthesis stage hands over the witness alone (a, b, c are computed on the device)
+    and the proof verifies; with synthesis.check_witness the host check is back and rejects a
+    witness that does not satisfy the circuit."""
+    engine = make_engine(gpus__backend="cuda")
+    assert all(d.kind == "cuda" for d in engine.devices)
+    r = prove(engine, vanilla())
+    assert r.timings.synthesis_ms > 0 and r.timings.prove_ms > 0
+    checked = make_engine(gpus__backend="cuda", synthesis__check_witness=True)
+    prove(checked, vanilla())
+    t = checked.prove(req(tampered(vanilla())), TIMEOUT)
+    assert t.state == JobState.FAILED and "do not satisfy the circuit" in t.error and t.proof == b""

@@ -140,6 +140,19 @@ def test_gpu_proof_verifies(keyed):
     assert verify(PreparedVerifyingKey(pk.vk), proof, public(curve, 9))
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("curve", ["bls12_381", "bn254"])
+def test_parameters_made_on_the_gpu_verify(curve):
+    """setup on the CUDA backend (fixed-base multiplications on the device): CPU proofs verify."""
+    cc = compiled(curve)
+    pk = setup.generate(cc, backend=get_backend("cuda"))
+    w = witness(curve, 5)
+    proof = prover.prove(pk, w, evaluate(cc, w), backend=get_backend("cpu"))
+    pvk = PreparedVerifyingKey(pk.vk)
+    assert verify(pvk, proof, public(curve, 5))
+    assert not verify(pvk, proof, public(curve, 6))
+
+
 def test_device_lock_is_held_around_backend_work_only(keyed):
     """Bases are decoded before the lock and the proof assembled after it (host work
     that overlaps another worker's kernels on the same GPU); proofs still verify."""

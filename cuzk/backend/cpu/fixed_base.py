@@ -53,6 +53,8 @@ def fixed_base_kernels(curve: str):
 class FixedBaseTable:
     """The window table of one base point, reusable across many calls."""
 
+    chunk = 1 << 16  # scalars per call that keep setup's progress line moving
+
     def __init__(self, curve: str, group: str, base: np.ndarray):
         self.curve = curve
         self.group = group

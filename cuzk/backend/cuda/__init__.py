@@ -195,6 +195,11 @@ class CudaBackend(Backend):
             return self.tables.get(d_bases.data.ptr, nbytes, lambda: _msm.build_table(curve, group, flat, c),
                                    holder=d_bases, scratch=scratch)
 
+    def fixed_base(self, curve, group, base):
+        from .fixed_base import DeviceFixedBase
+
+        return DeviceFixedBase(as_curve(curve), group, base, self.device)
+
     def batch_add(self, curve, group, bases, mask):
         with self.device:
             idx = cp.flatnonzero(to_device(mask)).astype(cp.uint32)

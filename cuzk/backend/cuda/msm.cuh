@@ -88,6 +88,38 @@ extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32 mer
     sorted[pos] = i | (k & 0x80000000u);
 }
 
+// Montgomery's batch inversion for a grid-strided set of XYZZ points, in two halves that the
+// kernels above share. keep_for_affine: store p in scratch and the running product of the
+// ZZZs before it in dst's x slot; returns the product with p's ZZZ. batch_to_affine: invert
+// the product once and walk back: 1/ZZZ from the running products, 1/ZZ = (ZZ / ZZZ)^2.
+template <class F>
+__device__ __forceinline__ F keep_for_affine(u32* scratch, u32* dst, u64 i, const XYZZ<F>& p, F acc) {
+    constexpr int W = sizeof(F) / 4;
+    store_xyzz(scratch, i, p);
+    acc.store(dst + i * 2 * W);
+    return p.ZZ.is_zero() ? acc : fp_mul(acc, p.ZZZ);
+}
+
+template <class F>
+__device__ __forceinline__ void batch_to_affine(const u32* scratch, u32* dst, u64 n, u64 t, u64 stride, F acc) {
+    constexpr int W = sizeof(F) / 4;
+    F inv = fp_inv(acc);
+    for (u64 i = t + (n - 1 - t) / stride * stride;; i -= stride) {
+        const XYZZ<F> p = load_xyzz<F>(scratch, i);
+        F x = F::zero(), y = F::zero();
+        if (!p.ZZ.is_zero()) {
+            const F zinv = fp_mul(inv, F::load(dst + i * 2 * W));
+            inv = fp_mul(inv, p.ZZZ);
+            const F zz_inv = fp_sqr(fp_mul(p.ZZ, zinv));
+            x = fp_mul(p.X, zz_inv);
+            y = fp_mul(p.Y, zinv);
+        }
+        x.store(dst + i * 2 * W);
+        y.store(dst + i * 2 * W + W);
+        if (i == t) break;
+    }
+}
+
 #define MSM_KERNELS(G, F)                                                                                      \
     /* thread t sums part t % 2^lsplit of bucket t >> lsplit's run into buckets[b << lsplit | part] */       \
     extern "C" __global__ void G##_msm_accumulate(const u32* bases, const u32* sorted, const u32* offsets,      \
@@ -116,37 +148,38 @@ extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32 mer
         for (u32 j = 1; j < len; j++) acc = xyzz_add(acc, load_xyzz<F>(pts, t * len + j));                     \
         store_xyzz(out, t, acc);                                                                               \
     }                                                                                                          \
-    /* window table, one step: dst[i] = 2^c src[i] in affine. Each thread doubles its grid-strided points  */ \
-    /* into scratch (XYZZ), keeping the prefix products of their ZZZ in dst's x slots, then inverts the   */ \
-    /* product once and walks back (Montgomery's batch inversion): 1/ZZ = (ZZ / ZZZ)^2.                   */ \
+    /* window table, one step: dst[i] = 2^c src[i] in affine (doublings, then batch_to_affine) */          \
     extern "C" __global__ void G##_table_step(const u32* src, u64 n, u32 c, u32* dst, u32* scratch) {         \
-        constexpr int W = sizeof(F) / 4;                                                                       \
         const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;                                             \
         const u64 stride = (u64)gridDim.x * blockDim.x;                                                       \
         F acc = F::one();                                                                                      \
         for (u64 i = t; i < n; i += stride) {                                                                  \
             XYZZ<F> p = affine_dbl(load_affine<F>(src, i));                                                    \
             for (u32 k = 1; k < c; k++) p = xyzz_dbl(p);                                                       \
-            store_xyzz(scratch, i, p);                                                                         \
-            acc.store(dst + i * 2 * W);                                                                        \
-            if (!p.ZZ.is_zero()) acc = fp_mul(acc, p.ZZZ);                                                     \
+            acc = keep_for_affine(scratch, dst, i, p, acc);                                                    \
         }                                                                                                      \
-        if (t >= n) return;                                                                                    \
-        F inv = fp_inv(acc);                                                                                   \
-        for (u64 i = t + (n - 1 - t) / stride * stride;; i -= stride) {                                       \
-            const XYZZ<F> p = load_xyzz<F>(scratch, i);                                                        \
-            F x = F::zero(), y = F::zero();                                                                    \
-            if (!p.ZZ.is_zero()) {                                                                             \
-                const F zinv = fp_mul(inv, F::load(dst + i * 2 * W));                                          \
-                inv = fp_mul(inv, p.ZZZ);                                                                      \
-                const F zz_inv = fp_sqr(fp_mul(p.ZZ, zinv));                                                   \
-                x = fp_mul(p.X, zz_inv);                                                                       \
-                y = fp_mul(p.Y, zinv);                                                                         \
+        if (t < n) batch_to_affine(scratch, dst, n, t, stride, acc);                                          \
+    }                                                                                                          \
+    /* fixed-base multiplication (parameter generation): dst[i] = [k_i] G in affine, for canonical        */ \
+    /* scalars k_i, from the table row w * 256 + d = d 2^(8w) G (affine): one mixed addition per nonzero  */ \
+    /* byte of k_i, then batch_to_affine. The table (8192 points) stays in L2.                            */ \
+    extern "C" __global__ void G##_fixed_base(const u32* table, const u32* scalars, u64 n, u32* dst,          \
+                                              u32* scratch) {                                                  \
+        const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;                                             \
+        const u64 stride = (u64)gridDim.x * blockDim.x;                                                       \
+        F acc = F::one();                                                                                      \
+        for (u64 i = t; i < n; i += stride) {                                                                  \
+            XYZZ<F> p = XYZZ<F>::zero();                                                                       \
+            for (u32 k = 0; k < 8; k++) {                                                                      \
+                const u32 word = scalars[i * 8 + k];                                                           \
+                for (u32 b = 0; b < 4; b++) {                                                                  \
+                    const u32 d = (word >> (8 * b)) & 255u;                                                    \
+                    if (d) p = xyzz_add_affine_inline(p, load_affine<F>(table, (k * 4 + b) * 256 + d));        \
+                }                                                                                              \
             }                                                                                                  \
-            x.store(dst + i * 2 * W);                                                                          \
-            y.store(dst + i * 2 * W + W);                                                                      \
-            if (i == t) break;                                                                                 \
+            acc = keep_for_affine(scratch, dst, i, p, acc);                                                    \
         }                                                                                                      \
+        if (t < n) batch_to_affine(scratch, dst, n, t, stride, acc);                                          \
     }                                                                                                          \
     /* segment s of window w covers buckets [lo, hi) (1-based weights lo+1..hi):                          */ \
     /* out = sum_{b in seg} (b + 1) * B_b via a running sum from the top plus lo * (sum of the segment)  */ \

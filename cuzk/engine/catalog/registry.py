@@ -9,7 +9,10 @@ request's vanilla proof turns into witnesses:
     parse(request)            -> parsed input (once per job; raises a CuzkError
                                  with a message naming what is wrong)
     witness(parsed, p)        -> Witness(w, public_inputs) for partition p
-    rows(w)                   -> (a, b, c) evaluations (SpMV of the compiled circuit)
+    rows(w)                   -> (a, b, c) evaluations (SpMV of the compiled circuit),
+                                 checked against each other where the spec can
+    compiled()                -> the CompiledCircuit whose SpMV gives the rows (optional):
+                                 a GPU prover evaluates it on the device instead
     public_inputs(request)    -> per-partition public inputs, for verifiers
     generate_vanilla(seed)    -> a valid test input (optional; `cuzk bench gen-vanilla`)
 
@@ -61,6 +64,7 @@ class CircuitSpec:
     description: str = ""
     info: dict = field(default_factory=dict)
     generate_vanilla: Callable[..., bytes] | None = None  # (seed=None) -> test input, where available
+    compiled: Callable[[], Any] | None = None  # () -> CompiledCircuit, for SpMV on the proving device
 
 
 def working_bytes_estimate(num_vars: int, num_rows: int) -> int:

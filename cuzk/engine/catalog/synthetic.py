@@ -230,7 +230,7 @@ def make_spec(preset: str, params_dir: Path) -> CircuitSpec:
         witness=witness, rows=rows, public_inputs=public_inputs, working_bytes=working_bytes, family=FAMILY,
         preset=preset, description=f"synthetic test workload ({n} x^5 instances, {rounds} derivation rounds, "
         f"{PARTITIONS} partitions)",
-        generate_vanilla=lambda seed=None: generate_vanilla(preset, seed),
+        generate_vanilla=lambda seed=None: generate_vanilla(preset, seed), compiled=lambda: compiled(n),
     )
 
 

@@ -76,7 +76,7 @@ def make_spec(kind, preset: str, params_dir: Path) -> CircuitSpec:
         params=GeneratedParams(cid, compiled, params_dir), parse=parse, witness=witness, rows=rows,
         public_inputs=public_inputs, working_bytes=working_bytes, family=kind.name, preset=preset,
         description=f"{kind.description} ({n.constraints:,} constraints x {kind.partitions} partition(s))",
-        generate_vanilla=lambda seed=None: generate_vanilla(kind, preset, seed),
+        generate_vanilla=lambda seed=None: generate_vanilla(kind, preset, seed), compiled=compiled,
     )
 
 

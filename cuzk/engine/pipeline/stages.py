@@ -3,7 +3,8 @@
 Synthesis worker: take the next unit (one partition of a batch) from the
 scheduler, lease its circuit's parameters (loading them if needed), reserve
 working memory for its witnesses (blocking while the budget is full), build
-each job's witness and a/b/c, and hand the result to the prover queue
+each job's witness and a/b/c (on GPUs only the witness: the prover computes
+a/b/c on the device, unless `synthesis.check_witness`), and hand the result to the prover queue
 (blocking while it is full). Prover worker: take a unit, prove all its jobs'
 partitions in one pass, encode the proofs and deliver them; a failed pass
 is retried (`scheduler.prove_retries`), then its jobs fail. Cancelled or
@@ -112,6 +113,8 @@ def synthesize_unit(engine, unit, slot, lane: str = "synth") -> None:
             reservation = engine.budget.acquire(per_job * len(live), key=unit.key, cancelled=abandoned,
                                                 what=f"{spec.circuit_id} partition {p} x{len(live)}")
         tr.sample_memory()
+        rows_on_device = (spec.compiled is not None and not engine.config.synthesis.check_witness
+                          and all(d.kind == "cuda" for d in engine.devices))
         members = []
         for job in live:
             if job.terminal:
@@ -122,8 +125,11 @@ def synthesize_unit(engine, unit, slot, lane: str = "synth") -> None:
                 with tr.stage(lane, "witness", one):  # parsing the vanilla proof included
                     parsed = job.parse_once(lambda job=job: spec.parse(job.request))
                     wit = spec.witness(parsed, p)
-                with tr.stage(lane, "spmv", one):
-                    abc = spec.rows(wit.w)
+                if rows_on_device:  # the prover evaluates the circuit where the witness goes
+                    abc = spec.compiled()
+                else:
+                    with tr.stage(lane, "spmv", one):
+                        abc = spec.rows(wit.w)
             except Exception as exc:
                 engine.fail_job(job, f"partition {p} synthesis failed: {describe_error(exc)}")
                 if not isinstance(exc, (CuzkError, ValueError)):
