@@ -1,14 +1,25 @@
 """`cuzk circuit info|compile`: inspect and compile circuits.
 
     cuzk circuit info --r1cs FILE [--wtns FILE]     (or --pce FILE)
-    cuzk circuit info --kind K --preset P [--vanilla FILE | --seed S] [--partition I]
+    cuzk circuit info --kind K --preset P
+    cuzk circuit info --kind K --preset P --check [--vanilla FILE | --seed S] [--partition I]
     cuzk circuit compile --r1cs FILE --out FILE.pce
+    cuzk circuit compile --kind K --preset P [--out FILE.pce]
 
 info prints the curve, counts and nonzeros; with a witness it checks it:
 exit 0 when satisfied, 1 when not (naming the first failing constraint),
 and prints the fractions of 0, 1 and other values in the aux assignment.
-With --kind, the circuit is a workload model (cuzk.circuits) and the
-witness comes from a generated (or given) vanilla proof.
+
+With --kind, the circuit is a workload model (cuzk.circuits). Without
+--check, info answers from the analytic counts (`kind.counts`: template
+sizes times instances) without building the circuit, so `--preset 32g`
+(~131M constraints per partition) answers in seconds and little memory; it
+adds the components, term counts, and estimates of the compiled size and of
+the peak memory compiling takes. --check (implied by --vanilla, --seed or
+--partition) builds the circuit (`kind.compile`, cached on disk) and checks
+one partition's witness from a generated (or given) vanilla proof.
+
+compile --kind builds a workload circuit into the cache (and --out).
 """
 
 from __future__ import annotations
@@ -24,22 +35,36 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("circuit", help="inspect, check and compile circuits")
     sub = parser.add_subparsers(dest="circuit_command", metavar="SUBCOMMAND", required=True)
 
-    info = sub.add_parser("info", help="print a circuit's sizes; with --wtns, check the witness")
+    info = sub.add_parser(
+        "info", help="print a circuit's sizes (--kind: from its templates, without building it); check a witness",
+        description="Print a circuit's sizes. --r1cs/--pce: read the file; with --wtns, check the witness. "
+                    "--kind: the counts of a workload circuit computed from its templates, without building "
+                    "it (any preset, 32g included, in seconds), with the estimated compiled size and peak "
+                    "compile memory; --check builds it and checks a partition's witness (exit 1 if unsatisfied).")
     src = info.add_mutually_exclusive_group(required=True)
     src.add_argument("--r1cs", help="circom .r1cs file")
     src.add_argument("--pce", help="compiled circuit (.pce) file")
     src.add_argument("--kind", help="workload circuit kind (cuzk.circuits), e.g. porep-c2-like")
     info.add_argument("--preset", default="tiny", help="with --kind: preset (default tiny)")
-    info.add_argument("--vanilla", help="with --kind: vanilla-proof file (default: generate one)")
-    info.add_argument("--seed", type=int, default=1, help="with --kind: generator seed (default 1)")
-    info.add_argument("--partition", type=int, default=0, help="with --kind: partition to check (default 0)")
+    info.add_argument("--check", action="store_true",
+                      help="with --kind: build the circuit and check one partition's witness")
+    info.add_argument("--vanilla", help="with --kind: vanilla-proof file to check (default: generate one; "
+                                        "implies --check)")
+    info.add_argument("--seed", type=int, help="with --kind: generator seed (default 1; implies --check)")
+    info.add_argument("--partition", type=int, help="with --kind: partition to check (default 0; implies --check)")
     info.add_argument("--wtns", help="circom .wtns witness to check (with --r1cs)")
     info.add_argument("--verify", action="store_true", help="with --pce: check every section (checksums, hash)")
     info.set_defaults(func=cmd_info)
 
-    comp = sub.add_parser("compile", help="compile a circom .r1cs into a .pce file")
-    comp.add_argument("--r1cs", required=True, help="circom .r1cs file")
-    comp.add_argument("--out", required=True, help="output .pce file")
+    comp = sub.add_parser("compile", help="compile a circom .r1cs (or a workload kind) into a .pce file",
+                          description="Compile a circom .r1cs into a .pce file, or build a workload circuit "
+                                      "(--kind, --preset) into the circuit cache (and --out); prints the "
+                                      "time and the peak memory of the process.")
+    csrc = comp.add_mutually_exclusive_group(required=True)
+    csrc.add_argument("--r1cs", help="circom .r1cs file (needs --out)")
+    csrc.add_argument("--kind", help="workload circuit kind (cuzk.circuits), e.g. porep-c2-like")
+    comp.add_argument("--preset", default="tiny", help="with --kind: preset (default tiny)")
+    comp.add_argument("--out", help="output .pce file (with --kind: a copy of the cached one)")
     comp.set_defaults(func=cmd_compile)
 
 
@@ -62,6 +87,11 @@ def cmd_info(args: argparse.Namespace) -> int:
 
     if args.wtns and not args.r1cs:
         raise CuzkError("--wtns needs --r1cs")
+    checks = args.check or args.vanilla is not None or args.seed is not None or args.partition is not None
+    if checks and not args.kind:
+        raise CuzkError("--check, --vanilla, --seed and --partition need --kind")
+    if args.kind and not checks:
+        return _counts_info(args)
     t0 = time.perf_counter()
     w = None
     if args.r1cs:
@@ -128,29 +158,98 @@ def _workload(args):
     from cuzk.formats.vanilla import parse_vanilla
 
     kind = get_kind(args.kind)
+    kind.shape(args.preset)  # an unknown preset fails before any work
+    partition = 0 if args.partition is None else args.partition
+    if not 0 <= partition < kind.partitions:
+        raise CuzkError(f"--partition: {kind.name} has partitions 0..{kind.partitions - 1}")
     cc = kind.compile(args.preset)
     if args.vanilla:
         from pathlib import Path
 
         vanilla = parse_vanilla(kind, args.preset, _guard(Path(args.vanilla).read_bytes))
     else:
-        vanilla = kind.make_vanilla(args.preset, args.seed)
-    if not 0 <= args.partition < kind.partitions:
-        raise CuzkError(f"--partition: {kind.name} has partitions 0..{kind.partitions - 1}")
-    w, _ = kind.witness(args.preset, vanilla, args.partition)
+        vanilla = kind.make_vanilla(args.preset, 1 if args.seed is None else args.seed)
+    w, _ = kind.witness(args.preset, vanilla, partition)
     sys.stdout.write(f"circuit: {kind.circuit_id(args.preset)} ({kind.proof_kind}, {kind.partitions} partition(s); "
-                     f"a model, not the Filecoin circuit), partition {args.partition}\n")
+                     f"a model, not the Filecoin circuit), partition {partition}\n")
     return cc, w
+
+
+def _gib(n: int) -> str:
+    return f"{n / (1 << 30):.2f} GiB"
+
+
+def _peak_rss() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+
+
+def _counts_info(args: argparse.Namespace) -> int:
+    """A workload circuit's sizes from its templates (`kind.counts`), not building it."""
+    from cuzk.circuits import get_kind
+    from cuzk.r1cs.assembly import peak_bytes_estimate
+    from cuzk.r1cs.compiled import nbytes_for
+
+    t0 = time.perf_counter()
+    kind = get_kind(args.kind)
+    c = kind.counts(args.preset)
+    nnz = c.nnz
+    size = nbytes_for(c.rows, nnz, c.inputs, c.aux, c.coefficients)
+    peak = _peak_rss() + peak_bytes_estimate(c.rows, sum(nnz), c.aux)
+    out = sys.stdout.write
+    out(f"circuit: {kind.circuit_id(args.preset)} ({kind.proof_kind}, {kind.partitions} partition(s); "
+        f"a model, not the Filecoin circuit)\n")
+    out(f"curve: {kind.curve}\n")
+    out(f"constraints: {c.constraints}\n")
+    out(f"public inputs: {c.inputs - 1}\n")
+    out(f"aux variables: {c.aux}\n")
+    out(f"rows: {c.rows} (constraints + one per input)\n")
+    out(f"domain: 2^{c.domain_log2}\n")
+    out(f"partitions: {kind.partitions}\n")
+    out(f"nonzeros (from the templates): A {nnz[0]}, B {nnz[1]}, C {nnz[2]}\n")
+    out(f"distinct coefficients (from the templates): {c.coefficients}\n")
+    out("components (per partition):\n")
+    out(f"  {'instances':>10} {'constraints':>12} {'aux':>8} {'total constraints':>18}  name\n")
+    for comp in c.components:
+        out(f"  {comp.instances:>10} {comp.constraints:>12} {comp.aux:>8} {comp.total_constraints:>18}  {comp.name}\n")
+    out(f"estimated compiled size: {size} bytes ({_gib(size)}, {size / max(1, c.constraints):.1f} per constraint)\n")
+    out(f"estimated peak memory to compile: {_gib(peak)}\n")
+    out(f"counted in {time.perf_counter() - t0:.2f} s, not built (--check builds it and checks a witness)\n")
+    return 0
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
     from cuzk.formats.circom_r1cs import read_r1cs
     from cuzk.r1cs import save_compiled
 
+    if args.kind:
+        return _compile_kind(args)
+    if not args.out:
+        raise CuzkError("--r1cs needs --out")
     t0 = time.perf_counter()
     r1cs = _guard(read_r1cs, args.r1cs)
     cc = r1cs.circuit
     _guard(save_compiled, cc, args.out)
     print(f"wrote {args.out}: {cc.curve}, {cc.num_constraints} constraints, {cc.nbytes} bytes of arrays "
           f"({cc.bytes_per_constraint():.1f} per constraint), id {cc.id[:16]}, {time.perf_counter() - t0:.2f} s")
+    return 0
+
+
+def _compile_kind(args: argparse.Namespace) -> int:
+    from cuzk.circuits import get_kind
+    from cuzk.r1cs import save_compiled
+
+    kind = get_kind(args.kind)
+    path = kind.cache_path(args.preset)
+    cached = path.exists()
+    t0 = time.perf_counter()
+    cc = kind.compile(args.preset)
+    seconds = time.perf_counter() - t0
+    if args.out:
+        _guard(save_compiled, cc, args.out)
+    print(f"{'loaded' if cached else 'built'} {kind.circuit_id(args.preset)}: {cc.num_constraints} constraints, "
+          f"{cc.nbytes} bytes of arrays ({cc.bytes_per_constraint():.1f} per constraint), id {cc.id[:16]}, "
+          f"{seconds:.2f} s, peak memory {_gib(_peak_rss())}")
+    print(f"cache: {path}" + (f"\nwrote {args.out}" if args.out else ""))
     return 0

@@ -125,6 +125,16 @@ class CompiledCircuit:
         return dataclasses.replace(self, topology_hash=topology_hash(self))
 
 
+def nbytes_for(rows: int, nnz: tuple[int, int, int], num_inputs: int, num_aux: int, coefficients: int,
+               limbs: int = 4) -> int:
+    """`CompiledCircuit.nbytes` of a circuit of these sizes (the dtypes `build` picks),
+    for estimates made before building it."""
+    coeff = 1 if coefficients <= 1 << 8 else 2 if coefficients <= 1 << 16 else 4
+    words = lambda n: 8 * ((n + 63) // 64)  # noqa: E731
+    indptr = sum((4 if n < 1 << 31 else 8) * (rows + 1) for n in nnz)
+    return indptr + (4 + coeff) * sum(nnz) + 8 * limbs * coefficients + 2 * words(num_aux) + words(num_inputs)
+
+
 def pack_bits(bits: np.ndarray) -> np.ndarray:
     """bool[n] -> uint64 words, bit i at word i//64, position i%64 (LSB first)."""
     packed = np.packbits(np.asarray(bits, dtype=bool), bitorder="little")
@@ -156,7 +166,9 @@ def topology_hash(cc: CompiledCircuit) -> bytes:
 
 
 def compile_rows(curve: str, num_inputs: int, num_aux: int, rows) -> CompiledCircuit:
-    """Recorded (lens, variable codes, coefficient codes) x 3 -> CompiledCircuit."""
+    """Recorded (lens, variable codes, coefficient codes) x 3 -> CompiledCircuit.
+    The reference path over expanded rows (~700 bytes per constraint at peak);
+    RecordingCS.compile gives the same bytes through `assembly`."""
     p = fields_of(curve)[0].p
     all_codes = np.concatenate([r.coeffs for r in rows])
     ids, values = codes_to_field(all_codes, p)

@@ -1,10 +1,14 @@
-"""RecordingCS: records the structure of a circuit into growable int64 arrays.
+"""RecordingCS: records the structure of a circuit without expanding its stamps.
 
 Each `enforce` appends the three LCs' variable and coefficient codes to
-`array('q')` buffers (C-level extends) plus one row length; stamping appends
-whole numpy blocks. Nothing per constraint is a Python object. `compile()`
-turns the buffers into a `CompiledCircuit` (CSR, coefficient table,
-densities, topology hash); `template()` into a `Template` for stamping.
+`array('q')` buffers (C-level extends) plus one row length; a stamp is kept
+as one segment (template, count, a copy of its inputs, aux base), a few bytes
+per instance. Nothing per constraint is a Python object. `compile()` builds
+the `CompiledCircuit` (CSR, coefficient table, densities, topology hash)
+straight from the segments in its final narrow arrays (`assembly`: ~70 bytes
+per constraint at peak, so a 2^27-row partition compiles on a 128 GiB host);
+`sparse_rows()` and `template()` expand the stamps (small circuits: templates,
+TestCS).
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from array import array
 
 import numpy as np
 
-from .compiled import CompiledCircuit, compile_rows
+from .assembly import assemble
+from .compiled import CompiledCircuit
 from .stamping import SparseRows, Template, instantiate
 from .system import ConstraintSystem
 
@@ -28,14 +33,10 @@ class RowBuffer:
         self.vars = array("q")
         self.coeffs = array("q")
 
-    def add_block(self, rows: SparseRows) -> None:
-        self.lens.frombytes(np.ascontiguousarray(rows.lens, dtype=np.int64).tobytes())
-        self.vars.frombytes(np.ascontiguousarray(rows.vars, dtype=np.int64).tobytes())
-        self.coeffs.frombytes(np.ascontiguousarray(rows.coeffs, dtype=np.int64).tobytes())
-
-    def to_rows(self) -> SparseRows:
+    def view(self) -> SparseRows:
+        """The buffers as arrays, without copying (record nothing while it is alive)."""
         def arr(a):
-            return np.frombuffer(a, dtype=np.int64).copy() if len(a) else np.zeros(0, np.int64)
+            return np.frombuffer(a, dtype=np.int64) if len(a) else np.zeros(0, np.int64)
 
         return SparseRows(arr(self.lens), arr(self.vars), arr(self.coeffs))
 
@@ -44,7 +45,8 @@ class StructureRecorder:
     """The structural half shared by RecordingCS and TestCS."""
 
     def _init_structure(self):
-        self._rows = (RowBuffer(), RowBuffer(), RowBuffer())
+        self._rows = (RowBuffer(), RowBuffer(), RowBuffer())  # the enforce'd rows
+        self._segments: list[tuple] = []  # (enforce'd rows before it, template, count, inputs, aux base)
 
     def _record(self, a, b, c, name) -> None:
         for buf, lc in zip(self._rows, (a, b, c)):
@@ -53,12 +55,27 @@ class StructureRecorder:
             buf.lens.append(len(lc.vars))
 
     def _record_stamp(self, template: Template, count, inputs, aux_base) -> None:
-        for buf, rows in zip(self._rows, template.matrices):
-            buf.add_block(instantiate(rows, count, inputs, aux_base, template.num_aux))
+        inputs = np.array(inputs, dtype=np.int64, order="C")  # a copy: the caller may reuse its array
+        self._segments.append((len(self._rows[0].lens), template, int(count), inputs, int(aux_base)))
 
     def sparse_rows(self) -> tuple[SparseRows, SparseRows, SparseRows]:
-        """The recorded A, B, C in variable-code form (copies)."""
-        return tuple(buf.to_rows() for buf in self._rows)
+        """The recorded A, B, C in variable-code form, stamps expanded (new arrays)."""
+        out = []
+        for k, buf in enumerate(self._rows):
+            rows = buf.view()
+            ends = np.zeros(len(rows.lens) + 1, dtype=np.int64)
+            np.cumsum(rows.lens, out=ends[1:])
+            parts, done = [], 0
+            for before, t, count, inputs, aux_base in self._segments + [(len(rows.lens), None, 0, None, 0)]:
+                a, b = int(ends[done]), int(ends[before])
+                parts.append(SparseRows(rows.lens[done:before], rows.vars[a:b], rows.coeffs[a:b]))
+                done = before
+                if t is not None:
+                    parts.append(instantiate(t.matrices[k], count, inputs, aux_base, t.num_aux))
+            out.append(SparseRows(*(np.concatenate([getattr(q, f) for q in parts]).astype(np.int64, copy=False)
+                                    for f in ("lens", "vars", "coeffs"))))
+            del rows
+        return tuple(out)
 
     def template(self) -> Template:
         """This recording as a stamping template (inputs = its interface)."""
@@ -66,7 +83,8 @@ class StructureRecorder:
 
     def compile(self) -> CompiledCircuit:
         """-> CompiledCircuit (input rows `input_i * 0 = 0` appended, as bellperson does)."""
-        return compile_rows(self.curve, self.num_inputs, self.num_aux, self.sparse_rows())
+        return assemble(self.curve, self.num_inputs, self.num_aux, self.num_constraints,
+                        tuple(buf.view() for buf in self._rows), self._segments)
 
 
 class RecordingCS(StructureRecorder, ConstraintSystem):

@@ -1,7 +1,13 @@
-"""`cuzk circuit info --kind`, `cuzk bench gen-vanilla`, `cuzk bench synth --kind` end to end."""
+"""`cuzk circuit info --kind` (counts without building; --check builds and checks), `cuzk circuit
+compile --kind`, `cuzk bench gen-vanilla`, `cuzk bench synth --kind` end to end."""
 
 import base64
 import json
+import os
+import subprocess
+import sys
+
+import pytest
 
 from cuzk.circuits import get_kind
 from cuzk.cli.main import main
@@ -42,3 +48,55 @@ def test_bench_synth_kind_writes_json(tmp_path, capsys):
     assert rec["constraints"] == get_kind("winning-post-like").counts("tiny").constraints
     assert abs(rec["zero_fraction"] + rec["one_fraction"] + rec["other_fraction"] - 1) < 1e-9
     assert "synth c/s/core" in capsys.readouterr().out
+
+
+def _fields(out: str) -> dict[str, str]:
+    return dict(line.split(": ", 1) for line in out.splitlines() if ": " in line and not line.startswith(" "))
+
+
+@pytest.mark.parametrize("preset", ["tiny", "small"])
+@pytest.mark.parametrize("name", ["porep-c2-like", "winning-post-like", "window-post-like", "snap-like"])
+def test_circuit_info_kind_counts_equal_the_built_circuit(name, preset, capsys):
+    assert main(["circuit", "info", "--kind", name, "--preset", preset]) == 0
+    f = _fields(capsys.readouterr().out)
+    cc = get_kind(name).compile(preset)  # built (or loaded) independently of the counts
+    assert int(f["constraints"]) == cc.num_constraints
+    assert int(f["aux variables"]) == cc.num_aux
+    assert int(f["public inputs"]) == cc.num_inputs - 1
+    assert int(f["rows"].split()[0]) == cc.num_rows
+    assert f["domain"] == f"2^{(cc.num_rows - 1).bit_length()}"
+    a, b, c = (int(x.split()[1]) for x in f["nonzeros (from the templates)"].split(", "))
+    # raw template terms: the built circuit merges a stamped row's repeated columns, never adds terms
+    for est, m in zip((a, b, c), cc.matrices):
+        assert m.nnz <= est <= m.nnz * 1.01
+    size = int(f["estimated compiled size"].split()[0])
+    assert cc.nbytes <= size <= cc.nbytes * 1.01
+    assert "satisfied" not in f
+
+
+def test_circuit_info_32g_answers_without_building(tmp_path):
+    env = dict(os.environ, CUZK_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, "-m", "cuzk.cli.main", "circuit", "info", "--kind", "porep-c2-like",
+                           "--preset", "32g"], env=env, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    f = _fields(proc.stdout)
+    counts = get_kind("porep-c2-like").counts("32g")
+    assert int(f["constraints"]) == counts.constraints > 100_000_000
+    assert f["domain"] == "2^27" and int(f["partitions"]) == 10
+    assert "estimated peak memory to compile" in f
+    circuits = tmp_path / "cache" / "circuits"
+    assert not circuits.exists() or not any(circuits.iterdir())  # nothing compiled, nothing cached
+
+
+def test_circuit_info_check_flags_need_kind(capsys):
+    assert main(["circuit", "info", "--pce", "x.pce", "--check"]) == 2
+    assert "need --kind" in capsys.readouterr().err
+
+
+def test_circuit_compile_kind_writes_a_loadable_copy(tmp_path, capsys):
+    out = tmp_path / "c.pce"
+    assert main(["circuit", "compile", "--kind", "winning-post-like", "--preset", "tiny", "--out", str(out)]) == 0
+    assert "peak memory" in capsys.readouterr().out
+    from cuzk.r1cs import load_compiled
+
+    assert load_compiled(out, verify=True).id == get_kind("winning-post-like").compile("tiny").id
