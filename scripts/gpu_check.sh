@@ -46,7 +46,7 @@ if [ "$MODE" = gpus ]; then  # issue 8, on a two-GPU machine: one GPU against al
   save_cache; exit 0
 fi
 if [ "$MODE" = setup ]; then  # issue 17: parameters made on the GPU (fixed-base kernel), engine's device rows
-  timeout 240 python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_fixed_base.py \
+  [ -n "${NOTEST:-}" ] || timeout 240 python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_fixed_base.py \
     tests/groth16/test_groth16.py tests/engine/test_engine.py --durations=8 2>&1 | tail -20 | tee "$OUT/setup_tests.txt"
   timeout ${SETUP_BENCH_S:-300} python3 -m cuzk bench prove --backend cuda --sizes ${SIZES:-20,24} --verify-up-to 27 \
     --repeat 2 --json "$OUT/prove_setup.json" 2>&1 | tee "$OUT/bench_setup.txt"
