@@ -78,6 +78,10 @@ class Backend(ABC):
 
         return FixedBaseTable(as_curve(curve).name, group, base)
 
+    def release_memory(self) -> None:
+        """Give cached working memory back (after an out-of-memory error, before a retry).
+        Host arrays are freed when dropped, so the CPU backend has nothing to do."""
+
     def describe(self) -> str:
         return self.name
 

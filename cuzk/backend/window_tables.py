@@ -43,5 +43,11 @@ class TableCache:
             if hit is not None:
                 self.used -= hit[0]
 
+    def clear(self) -> None:
+        """Every table goes (after a device out-of-memory error); later MSMs rebuild what fits."""
+        with self._lock:
+            self._tables.clear()
+            self.used = 0
+
     def __len__(self) -> int:
         return len(self._tables)

@@ -200,6 +200,37 @@ def test_failed_proving_is_retried_once_then_reported(make_engine, vanilla):
     assert r.state == JobState.FAILED and "after 2 attempt(s)" in r.error and "injected device fault" in r.error
 
 
+def test_out_of_memory_while_proving_is_retried_then_reported(make_engine, vanilla):
+    """The daemon's oom rules make a real MemoryError (numpy's; CuPy's OutOfMemoryError is one too):
+    the pass is retried after the device's cached memory is released, a job that keeps running out
+    fails with a message saying so, and the engine keeps serving."""
+    from cuzk.engine.pipeline import faults
+
+    engine = make_engine()
+    engine.fault_injector = faults.parse("oom_once=oom-once,oom=oom-always")
+    r = prove(engine, vanilla(), request_id="oom-once-1")
+    assert r.retries == 1
+    r = engine.prove(req(vanilla(), request_id="oom-always-1"), TIMEOUT)
+    assert r.state == JobState.FAILED and r.proof == b""
+    assert "after 2 attempt(s): out of memory on cpu:0" in r.error, r.error
+    assert prove(engine, vanilla(), request_id="plain-1").retries == 0
+
+
+@pytest.mark.gpu
+def test_gpu_out_of_memory_fails_the_job_and_the_gpu_keeps_serving(make_engine, vanilla):
+    """A real device out-of-memory error (an allocation beyond the H200's memory) inside a proving
+    pass: the job fails with a message naming the device, and the next job proves on the same GPU."""
+    import cupy as cp
+
+    engine = make_engine(gpus__backend="cuda")
+    label = engine.devices[0].label
+    engine.fault_injector = lambda item: cp.empty(1 << 48, dtype=cp.uint8)
+    r = engine.prove(req(vanilla()), TIMEOUT)
+    assert r.state == JobState.FAILED and f"out of memory on {label}" in r.error, r.error
+    engine.fault_injector = None
+    prove(engine, vanilla())
+
+
 def test_await_timeout_returns_the_current_state(make_engine, vanilla):
     engine = make_engine()
     engine.pause()

@@ -117,6 +117,14 @@ class CudaBackend(Backend):
     def synchronize(self):
         self.device.synchronize()
 
+    def release_memory(self) -> None:
+        """Window tables and the memory pool's cached blocks go back to the device (resident
+        bases stay: the next proof needs them); tables are rebuilt when next used and fit."""
+        with self.device:
+            self.tables.clear()
+            self.device.synchronize()  # blocks still in use by queued kernels must not be handed out
+            cp.get_default_memory_pool().free_all_blocks()
+
     def describe(self) -> str:
         props = cp.cuda.runtime.getDeviceProperties(self.device_id)
         return f"cuda:{self.device_id} ({props['name'].decode()}, {props['multiProcessorCount']} SMs)"

@@ -9,6 +9,8 @@ proving passes containing a job whose id starts with PREFIX:
     fail_once=PREFIX     raise on the first attempt only (the retry succeeds)
     die=PREFIX           end the prover worker's thread (every attempt: the job fails after its retry)
     die_once=PREFIX      end the prover worker's thread on the first attempt (a replacement retries it)
+    oom=PREFIX           a real MemoryError: an allocation larger than any machine (every attempt)
+    oom_once=PREFIX      the same on the first attempt only
 
 Engines used as a library take any callable as `engine.fault_injector`.
 """
@@ -17,11 +19,14 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from cuzk.errors import CuzkError
 
 from ..errors import WorkerDeath
 
 HOLD_MAX_S = 120.0
+RULES = ("hold", "delay", "fail", "fail_once", "die", "die_once", "oom", "oom_once")
 
 
 class InjectedFault(RuntimeError):
@@ -32,9 +37,8 @@ def parse(spec: str):
     rules = []
     for part in filter(None, (p.strip() for p in spec.split(","))):
         name, _, arg = part.partition("=")
-        if name not in ("hold", "delay", "fail", "fail_once", "die", "die_once") or not arg:
-            raise CuzkError(f"CUZK_FAULTS: cannot parse {part!r} (expected hold=, delay=, fail=, fail_once=, "
-                            "die= or die_once=)")
+        if name not in RULES or not arg:
+            raise CuzkError(f"CUZK_FAULTS: cannot parse {part!r} (expected {', '.join(r + '=' for r in RULES)})")
         if name == "delay":
             prefix, _, ms = arg.rpartition(":")
             if not ms.isdigit():
@@ -58,5 +62,7 @@ def parse(spec: str):
                 raise InjectedFault(f"injected fault ({name}={prefix})")
             elif name == "die" or (name == "die_once" and item.attempt == 0):
                 raise WorkerDeath(f"injected worker death ({name}={prefix})")
+            elif name == "oom" or (name == "oom_once" and item.attempt == 0):
+                np.empty(1 << 60, dtype=np.uint8)  # raises MemoryError, as numpy and CuPy do when memory runs out
 
     return inject if rules else None

@@ -210,6 +210,13 @@ def hand_on(engine, item: SynthesizedUnit, why: str) -> None:
     item.release()
 
 
+def _release_device_memory(device) -> None:
+    try:
+        device.backend.release_memory()
+    except Exception as exc:  # a device too broken to free memory fails the retry with its own error
+        log.error("releasing memory on %s: %s", device.label, exc)
+
+
 def prove_item(engine, device, worker_id: int, item: SynthesizedUnit) -> None:
     members = [m for m in item.members if not m.job.terminal]
     if not members:
@@ -236,19 +243,22 @@ def prove_item(engine, device, worker_id: int, item: SynthesizedUnit) -> None:
     except Exception as exc:
         tr.clear_active(lane)
         tr.span(lane, "prove", info, pt0, tr.now(), ok=False)
+        why = describe_error(exc)
+        if isinstance(exc, MemoryError):  # CuPy's OutOfMemoryError is one too
+            _release_device_memory(device)
+            why = f"out of memory on {device.label} ({exc}); its cached memory was released"
         if item.attempt < engine.config.scheduler.prove_retries:
             item.attempt += 1
             for m in members:
                 m.job.retries += 1
             engine.metrics.retries.labels(proof_kind=item.unit.spec.proof_kind.label).inc()
-            log.warning("proving %s failed (%s); retrying (attempt %d)", item.unit.describe(),
-                        describe_error(exc), item.attempt + 1)
+            log.warning("proving %s failed (%s); retrying (attempt %d)", item.unit.describe(), why,
+                        item.attempt + 1)
             engine.prover_queue.put(item, front=True)
             return
         for m in members:
-            engine.fail_job(m.job, f"partition {p} proving failed after {item.attempt + 1} attempt(s): "
-                                   f"{describe_error(exc)}")
-        if not isinstance(exc, (CuzkError, ValueError)):
+            engine.fail_job(m.job, f"partition {p} proving failed after {item.attempt + 1} attempt(s): {why}")
+        if not isinstance(exc, (CuzkError, ValueError, MemoryError)):
             log.error("proving %s: %s", item.unit.describe(), traceback.format_exc())
         item.release()
         return
