@@ -58,11 +58,15 @@ def prove_batch(pk: ProvingKey, jobs, backend=None, rs=None, device_lock=None) -
 
     With several jobs, job j+1's witness is checked and its upload started
     (`backend.prefetch`, one background thread, one job ahead) while job j
-    runs, so the GPU does not idle during the host-to-device copy. A job whose
-    witness is wrong raises its error at its turn, after the jobs before it."""
+    runs, so the GPU does not idle during the host-to-device copy. With a
+    `device_lock` (other workers share the device) even a single job's upload
+    starts before the lock is taken, beside the kernels of the proof that holds
+    it. A job whose witness is wrong raises its error at its turn, after the
+    jobs before it."""
     backend = backend or get_backend("auto")
-    device_lock = device_lock if device_lock is not None else nullcontext()
     jobs = list(jobs)
+    prefetching = len(jobs) > 1 or device_lock is not None
+    device_lock = device_lock if device_lock is not None else nullcontext()
     for name in ("h", "l", "a", "b_g1", "b_g2"):
         pk.bases(name)
     curve = pk.curve
@@ -74,7 +78,7 @@ def prove_batch(pk: ProvingKey, jobs, backend=None, rs=None, device_lock=None) -
         w = np.ascontiguousarray(jobs[j][0], dtype=np.uint64)
         if w.shape != (pk.num_vars, 4):
             raise ValueError(f"witness has {w.shape[0] if w.ndim else 0} variables, the key expects {pk.num_vars}")
-        return backend.prefetch(w) if several else w
+        return backend.prefetch(w) if prefetching else w
 
     proofs = []
     with Lookahead(stage, len(jobs), background=several) as ahead:

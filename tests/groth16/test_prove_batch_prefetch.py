@@ -237,3 +237,20 @@ def test_cuda_prove_batch_errors_return_every_buffer(keyed):
     assert be.uploader.pool.outstanding == 0
     proofs = prover.prove_batch(pk, [(w, cc), (ws[1], cc)], backend=be)  # the backend still proves
     assert verify(PreparedVerifyingKey(pk.vk), proofs[1], [(16 + 4 + 3) % get_curve(CURVE).fr.p])
+
+
+@pytest.mark.gpu
+def test_cuda_single_job_under_a_device_lock_uploads_before_taking_it(keyed):
+    """The engine's prover workers share a GPU through its lock: a single job's witness is staged
+    and its upload started before the lock is taken (wait_witness, not a synchronous h2d_witness),
+    and the proof verifies."""
+    import threading
+
+    cc, pk = keyed
+    be = cuda_backend()
+    lock = threading.Lock()
+    [p] = prover.prove_batch(pk, [(witness(4), cc)], backend=be, device_lock=lock)
+    assert "gpu:wait_witness" in p.timings and "gpu:h2d_witness" not in p.timings, p.timings
+    assert verify(PreparedVerifyingKey(pk.vk), p, [(16 + 4 + 3) % get_curve(CURVE).fr.p])
+    be.uploader.pool.reclaim(wait=True)
+    assert be.uploader.pool.outstanding == 0
