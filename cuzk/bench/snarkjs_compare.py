@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from cuzk.formats.iden3_sections import scan_sections
+from cuzk.user_dirs import cache_dir
 
 REPO = Path(__file__).resolve().parents[2]
 CURVES = {"bn128": "bn254", "bls12381": "bls12_381"}
@@ -191,7 +192,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cuzk.bench.snarkjs_compare", description=__doc__.split("\n\n")[0])
     ap.add_argument("--log-domain", type=int, default=16, help="circuit size: fill a 2^k domain (default 16)")
     ap.add_argument("--curve", default="bn128", choices=sorted(CURVES), help="snarkjs curve name (default bn128)")
-    ap.add_argument("--workdir", type=Path, default=Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cuzk" / "snarkjs-bench",
+    ap.add_argument("--workdir", type=Path, default=cache_dir() / "snarkjs-bench",
                     help="where circuits, ptau and zkeys are built and cached")
     ap.add_argument("--ptau", type=Path, help="a prepared ptau of power >= --log-domain (skips making one)")
     ap.add_argument("--fixtures", type=Path, help="time the circom fixture set in this folder instead")

@@ -172,9 +172,9 @@ def elementwise(name: str, params, result: str, *, store: str | None = None, set
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("CUZK_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cuzk"
-    )
+    from cuzk.user_dirs import cache_dir as user_cache
+
+    root = os.environ.get("CUZK_CACHE_DIR") or user_cache()
     path = Path(root) / "kernels"
     path.mkdir(parents=True, exist_ok=True)
     return path
