@@ -19,6 +19,7 @@ from typing import Callable
 
 from cuzk.errors import CuzkError
 
+from . import aggregate_target as _aggregate
 from . import seeds as S
 
 ACCEPTED = (CuzkError,)
@@ -223,6 +224,8 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("config", config, S.config, ("cuzk.engine.config", "cuzk.engine.resources.memory")),
     Target("grpc_request", grpc_request, S.grpc_request, ("cuzk.server.convert", "cuzk.engine.catalog.registry",
                                                           "cuzk.engine.catalog.workloads", "cuzk.engine.types")),
+    Target("aggregate_proof", _aggregate.aggregate_proof, _aggregate.seeds,
+           ("cuzk.aggregate.proof_format", "cuzk.aggregate.gt", "cuzk.aggregate.encoding")),
     Target("grpc_vk", grpc_vk, S.grpc_vk, ("cuzk.server.convert", "cuzk.groth16.verifier") + _CURVE),
 )}
 

@@ -1,0 +1,233 @@
+"""`cuzk aggregate-srs`, `cuzk aggregate`, `cuzk verify-aggregate`: SnarkPack.
+
+    cuzk aggregate-srs --curve bls12_381 --max-proofs 8192 --out agg.srs
+    cuzk aggregate --srs agg.srs --vk vk.json --proof p1.json --public pub1.json [...] --out agg.bin
+    cuzk verify-aggregate --srs agg.srs --vk vk.json --public pub1.json [...] --aggregate agg.bin
+
+verify-aggregate prints OK (exit 0), INVALID and why (exit 1: a wrong or
+malformed aggregate, inputs that do not match it), or one line on stderr
+(exit 2: a missing or malformed key, SRS or public-input file), like
+`cuzk verify`. Heavy modules are imported inside the handlers.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from cuzk.errors import CuzkError, FormatError, ValidationError
+
+DEFAULT_DOMAIN = "cuzk-snarkpack-v1"
+CURVES = ("bls12_381", "bn254")
+
+
+def register(subparsers) -> None:
+    s = subparsers.add_parser(
+        "aggregate-srs", help="generate a SnarkPack reference string (single party: NOT a ceremony)",
+        description="Generate the reference string SnarkPack aggregation needs: powers g^(a^i), g^(b^i), h^(a^i), "
+        "h^(b^i) for up to --max-proofs proofs (rounded up to a power of two). WARNING: this is NOT a trusted-setup "
+        "ceremony. One process draws the secrets a and b, and anyone who learned them could forge aggregates. Use it "
+        "for tests and private deployments only; a public deployment must build its SRS from two independent "
+        "powers-of-tau ceremonies.")
+    s.add_argument("--curve", required=True, choices=CURVES, help="curve of the proofs to aggregate")
+    s.add_argument("--max-proofs", required=True, type=int, metavar="N", help="largest number of proofs per aggregate")
+    s.add_argument("--out", required=True, metavar="SRS", help="file to write")
+    s.add_argument("--backend", default="cpu", choices=["auto", "cpu", "cuda"], help="compute backend (default cpu)")
+    s.set_defaults(func=cmd_srs)
+
+    a = subparsers.add_parser(
+        "aggregate", help="aggregate Groth16 proofs of one circuit into one SnarkPack proof",
+        description="Aggregate n Groth16 proofs of one circuit (snarkjs proof.json, or bellperson/cuzk proof bytes) "
+        "with their public inputs (snarkjs public.json), given in order as --proof/--public pairs. n is padded to a "
+        "power of two by repeating the last proof. The aggregate is bound to the key, the public inputs, their order "
+        "and the domain separator.")
+    a.add_argument("--srs", required=True, metavar="SRS", help="reference string from `cuzk aggregate-srs`")
+    a.add_argument("--vk", required=True, metavar="VK", help="verification key: snarkjs .json or bellperson .vk")
+    a.add_argument("--proof", required=True, action="append", metavar="PROOF",
+                   help="a proof: snarkjs proof.json, or a file of proof bytes (192 B BLS12-381, 256 B BN254)")
+    a.add_argument("--public", required=True, action="append", metavar="PUB.json", help="public signals of that proof")
+    a.add_argument("--out", required=True, metavar="AGG", help="aggregate proof to write")
+    a.add_argument("--domain", default=DEFAULT_DOMAIN, help=f"transcript domain separator (default {DEFAULT_DOMAIN})")
+    a.add_argument("--backend", default="cpu", choices=["auto", "cpu", "cuda"], help="compute backend (default cpu)")
+    a.set_defaults(func=cmd_aggregate)
+
+    v = subparsers.add_parser(
+        "verify-aggregate", help="verify a SnarkPack aggregate proof",
+        description="Verify an aggregate made by `cuzk aggregate` against the key and every proof's public inputs "
+        "(in the aggregation order). Prints OK and exits 0, prints INVALID and the reason and exits 1, or exits 2 "
+        "with one line on stderr for missing or malformed files.")
+    v.add_argument("--srs", required=True, metavar="SRS", help="reference string the aggregate was made with")
+    v.add_argument("--vk", required=True, metavar="VK", help="verification key: snarkjs .json or bellperson .vk")
+    v.add_argument("--public", required=True, action="append", metavar="PUB.json", help="public signals, in order")
+    v.add_argument("--aggregate", required=True, metavar="AGG", help="aggregate proof file")
+    v.add_argument("--domain", default=DEFAULT_DOMAIN, help=f"transcript domain separator (default {DEFAULT_DOMAIN})")
+    v.set_defaults(func=cmd_verify)
+
+
+def register_bench(bsub) -> None:
+    """`cuzk bench aggregate` (called from cuzk.cli.bench)."""
+    b = bsub.add_parser("aggregate", help="SnarkPack aggregation and verification vs batch verification",
+                        description="Aggregate n random valid proofs of a tiny circuit, verify the aggregate, and "
+                        "batch-verify the same proofs; prints times and sizes per n.")
+    b.add_argument("--curve", default="bls12_381", choices=CURVES)
+    b.add_argument("--sizes", default="64,128,256,512,1024,2048,4096,8192",
+                   help="comma-separated proof counts (default 64..8192)")
+    b.add_argument("--backend", default="cpu", choices=["auto", "cpu", "cuda"], help="compute backend (default cpu)")
+    b.add_argument("--repeat", type=int, default=3, help="verification repetitions (median reported)")
+    b.add_argument("--verify-threads", type=int, metavar="N",
+                   help="numba threads for verification and batch verification (default: all)")
+    b.add_argument("--json", metavar="FILE", help="write the records as JSON")
+    b.set_defaults(func=cmd_bench)
+
+
+def _usage(msg: str) -> int:
+    print(f"cuzk: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def _invalid(reason: str) -> int:
+    print(f"INVALID: {reason}")
+    return 1
+
+
+def cmd_srs(args) -> int:
+    if args.max_proofs < 1:
+        return _usage("--max-proofs must be at least 1")
+    from cuzk.aggregate import srs
+    from cuzk.backend import get_backend
+
+    t = time.perf_counter()
+    s = srs.generate(args.curve, args.max_proofs, backend=get_backend(args.backend))
+    srs.write(s, args.out)
+    print(f"wrote {args.out}: {args.curve} SRS for up to {s.max_proofs} proofs ({len(s.g_alpha)} powers) in "
+          f"{time.perf_counter() - t:.1f} s. Single-party setup: for tests and private deployments only.")
+    return 0
+
+
+def _read_vk(path):
+    if str(path).endswith(".json"):
+        from cuzk.formats.snarkjs_json import read_vk
+
+        return read_vk(path)
+    from cuzk.formats.bellperson import read_vk
+
+    return read_vk(path)
+
+
+def _read_publics(paths, curve):
+    import numpy as np
+
+    from cuzk.formats.snarkjs_json import read_public
+
+    rows = [read_public(p, curve) for p in paths]
+    k = len(rows[0])
+    for p, row in zip(paths, rows):
+        if len(row) != k:
+            raise FormatError(f"{p}: {len(row)} public inputs, but {paths[0]} has {k}")
+    canon = np.stack([curve.fr.canonical_from_ints(row) if row else np.zeros((0, 4), np.uint64) for row in rows])
+    return canon.reshape(len(rows), k, 4)
+
+
+def _read_proofs(paths, curve):
+    """Proof arrays A, B, C from snarkjs JSON or proof-byte files (several proofs per byte file allowed)."""
+    import numpy as np
+
+    from cuzk.curve.subgroup import validate_points
+    from cuzk.formats import proof_bytes
+    from cuzk.formats.snarkjs_json import read_proof
+
+    proofs = []
+    for p in paths:
+        if str(p).endswith(".json"):
+            pr = read_proof(p)
+            if pr.curve is not curve:
+                raise ValidationError(f"{p}: the proof is over {pr.curve.name}, the key over {curve.name}")
+            proofs.append(pr)
+            continue
+        try:
+            data = open(p, "rb").read()
+        except OSError as exc:
+            raise FormatError(f"{p}: cannot read: {exc.strerror}") from None
+        for part in proof_bytes.split(curve.name, data):
+            proofs.append(proof_bytes.decode(curve.name, part))
+    a = np.stack([q.a for q in proofs])
+    b = np.stack([q.b for q in proofs])
+    c = np.stack([q.c for q in proofs])
+    validate_points(curve.g1, a, what="proof A")
+    validate_points(curve.g2, b, what="proof B")
+    validate_points(curve.g1, c, what="proof C")
+    return a, b, c
+
+
+def cmd_aggregate(args) -> int:
+    from cuzk.aggregate import proof_format, prover, srs, transcript
+    from cuzk.backend import get_backend
+
+    vk = _read_vk(args.vk)
+    curve = vk.curve
+    a, b, c = _read_proofs(args.proof, curve)
+    publics = _read_publics(args.public, curve)
+    if len(a) != len(publics):
+        return _usage(f"{len(a)} proofs but {len(publics)} --public files (one per proof, in order)")
+    if publics.shape[1] != vk.num_public:
+        return _usage(f"the key expects {vk.num_public} public inputs per proof, the files hold {publics.shape[1]}")
+    n = srs.padded_count(len(a))
+    t = time.perf_counter()
+    pk = srs.read_prover_key(args.srs, curve.name, n)
+    t_srs = time.perf_counter() - t
+    include = transcript.statement_digest(vk, publics, len(a), args.domain.encode())
+    timings: dict = {}
+    t = time.perf_counter()
+    agg = prover.aggregate(pk, a, b, c, include, get_backend(args.backend), timings)
+    data = proof_format.to_bytes(agg)
+    with open(args.out, "wb") as fh:
+        fh.write(data)
+    print(f"wrote {args.out}: {len(a)} proofs (padded to {n}), {len(data)} bytes, aggregated in "
+          f"{time.perf_counter() - t:.2f} s (SRS read {t_srs:.2f} s)")
+    return 0
+
+
+def cmd_verify(args) -> int:
+    import numpy as np
+
+    from cuzk.aggregate import proof_format, srs, transcript, verifier
+    from cuzk.backend import get_backend
+    from cuzk.groth16.verifier import PreparedVerifyingKey
+
+    vk = _read_vk(args.vk)
+    curve = vk.curve
+    publics = _read_publics(args.public, curve)
+    vkey = srs.read_verifier_key(args.srs, curve.name)
+    pvk = PreparedVerifyingKey(vk)
+    try:
+        data = open(args.aggregate, "rb").read()
+    except OSError as exc:
+        return _usage(f"{args.aggregate}: cannot read: {exc.strerror}")
+    try:
+        agg = proof_format.from_bytes(curve, data)
+    except FormatError as exc:
+        return _invalid(f"malformed aggregate: {exc}")
+    if publics.shape[1] != vk.num_public:
+        return _invalid(f"the key expects {vk.num_public} public inputs per proof, the files hold {publics.shape[1]}")
+    include = transcript.statement_digest(vk, publics, len(publics), args.domain.encode())
+    pm = curve.fr.to_mont(publics.reshape(-1, 4)).reshape(publics.shape)
+    try:
+        ok, why = verifier.verify(vkey, pvk, pm, agg, include, get_backend("cpu"))
+    except ValidationError as exc:
+        return _invalid(str(exc))
+    if not ok:
+        return _invalid(why)
+    print("OK")
+    return 0
+
+
+def cmd_bench(args) -> int:
+    from cuzk.bench import aggregate as bench
+
+    try:
+        sizes = [int(s) for s in args.sizes.split(",") if s]
+    except ValueError:
+        raise CuzkError(f"--sizes: expected comma-separated integers, got {args.sizes!r}") from None
+    if not sizes or min(sizes) < 1:
+        raise CuzkError("--sizes: give at least one count >= 1")
+    return bench.run(args.curve, sizes, args.backend, args.repeat, args.json, verify_threads=args.verify_threads)
