@@ -49,8 +49,9 @@ def parse_proto(text: str):
             parent = ".".join(b["name"] for b in stack if b["kind"] != "service")
             stack.append({"kind": m.group(1), "name": f"{parent}.{m.group(2)}" if parent else m.group(2),
                           "comment": comment, "entries": []})
-            continue
-        if code.startswith("}"):
+            if not code.endswith("}"):  # `message X {}` opens and closes on one line
+                continue
+        if code.startswith("}") or code.endswith("}"):
             block = stack.pop()
             if block["kind"] != "service":
                 blocks.append(block)

@@ -3,6 +3,8 @@
     cuzk aggregate-srs --curve bls12_381 --max-proofs 8192 --out agg.srs
     cuzk aggregate --srs agg.srs --vk vk.json --proof p1.json --public pub1.json [...] --out agg.bin
     cuzk verify-aggregate --srs agg.srs --vk vk.json --public pub1.json [...] --aggregate agg.bin
+    cuzk aggregate --addr unix:PATH --job ID [--job ID ...] --srs agg.srs --out agg.bin   # by a daemon
+    cuzk verify-aggregate --addr unix:PATH --circuit ID --srs agg.srs --public pub1.json [...] --aggregate agg.bin
 
 verify-aggregate prints OK (exit 0), INVALID and why (exit 1: a wrong or
 malformed aggregate, inputs that do not match it), or one line on stderr
@@ -12,6 +14,7 @@ malformed aggregate, inputs that do not match it), or one line on stderr
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -42,13 +45,18 @@ def register(subparsers) -> None:
         "power of two by repeating the last proof. The aggregate is bound to the key, the public inputs, their order "
         "and the domain separator.")
     a.add_argument("--srs", required=True, metavar="SRS", help="reference string from `cuzk aggregate-srs`")
-    a.add_argument("--vk", required=True, metavar="VK", help="verification key: snarkjs .json or bellperson .vk")
-    a.add_argument("--proof", required=True, action="append", metavar="PROOF",
+    a.add_argument("--vk", metavar="VK", help="verification key: snarkjs .json or bellperson .vk (required offline)")
+    a.add_argument("--proof", action="append", metavar="PROOF",
                    help="a proof: snarkjs proof.json, or a file of proof bytes (192 B BLS12-381, 256 B BN254)")
-    a.add_argument("--public", required=True, action="append", metavar="PUB.json", help="public signals of that proof")
+    a.add_argument("--public", action="append", metavar="PUB.json", help="public signals of that proof")
     a.add_argument("--out", required=True, metavar="AGG", help="aggregate proof to write")
     a.add_argument("--domain", default=DEFAULT_DOMAIN, help=f"transcript domain separator (default {DEFAULT_DOMAIN})")
     a.add_argument("--backend", default="cpu", choices=["auto", "cpu", "cuda"], help="compute backend (default cpu)")
+    _daemon_args(a)
+    a.add_argument("--job", action="append", metavar="ID",
+                   help="with --addr: a completed job whose proofs (every partition's, in order) to aggregate")
+    a.add_argument("--write-publics", metavar="DIR",
+                   help="with --addr: write the aggregated proofs' public inputs as DIR/public-<i>.json, in order")
     a.set_defaults(func=cmd_aggregate)
 
     v = subparsers.add_parser(
@@ -57,11 +65,24 @@ def register(subparsers) -> None:
         "(in the aggregation order). Prints OK and exits 0, prints INVALID and the reason and exits 1, or exits 2 "
         "with one line on stderr for missing or malformed files.")
     v.add_argument("--srs", required=True, metavar="SRS", help="reference string the aggregate was made with")
-    v.add_argument("--vk", required=True, metavar="VK", help="verification key: snarkjs .json or bellperson .vk")
+    v.add_argument("--vk", metavar="VK", help="verification key: snarkjs .json or bellperson .vk (required offline)")
     v.add_argument("--public", required=True, action="append", metavar="PUB.json", help="public signals, in order")
     v.add_argument("--aggregate", required=True, metavar="AGG", help="aggregate proof file")
     v.add_argument("--domain", default=DEFAULT_DOMAIN, help=f"transcript domain separator (default {DEFAULT_DOMAIN})")
+    _daemon_args(v)
+    v.add_argument("--circuit", metavar="ID", help="with --addr: the circuit whose verifying key the daemon uses")
     v.set_defaults(func=cmd_verify)
+
+
+def _daemon_args(p) -> None:
+    """--addr turns the command into a request to a daemon (Aggregate / VerifyAggregate RPCs)."""
+    p.add_argument("--addr", metavar="ADDR", help="run it on a daemon: unix:PATH or host:port (default: offline)")
+    p.add_argument("--token", default=os.environ.get("CUZK_TOKEN", ""),
+                   help="with --addr: the daemon's bearer token (default $CUZK_TOKEN; required by TCP daemons)")
+    p.add_argument("--tls-ca", metavar="PEM", default=os.environ.get("CUZK_TLS_CA", ""),
+                   help="with --addr: connect with TLS, trusting this CA (default $CUZK_TLS_CA)")
+    p.add_argument("--upload-srs", action="store_true",
+                   help="with --addr: send the SRS file's bytes (default: send its path, for a daemon on this host)")
 
 
 def register_bench(bsub) -> None:
@@ -160,6 +181,12 @@ def _read_proofs(paths, curve):
 
 
 def cmd_aggregate(args) -> int:
+    if args.addr:
+        return _daemon_aggregate(args)
+    if args.job or args.write_publics:
+        return _usage("--job and --write-publics need --addr (a daemon's completed jobs)")
+    if not (args.vk and args.proof and args.public):
+        return _usage("give --vk and --proof/--public pairs (or --addr and --job to aggregate a daemon's jobs)")
     from cuzk.aggregate import proof_format, prover, srs, transcript
     from cuzk.backend import get_backend
 
@@ -188,8 +215,10 @@ def cmd_aggregate(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    import numpy as np
-
+    if args.addr:
+        return _daemon_verify(args)
+    if not args.vk or args.circuit:
+        return _usage("give --vk (or --addr and --circuit to verify on a daemon)")
     from cuzk.aggregate import proof_format, srs, transcript, verifier
     from cuzk.backend import get_backend
     from cuzk.groth16.verifier import PreparedVerifyingKey
@@ -218,6 +247,85 @@ def cmd_verify(args) -> int:
     if not ok:
         return _invalid(why)
     print("OK")
+    return 0
+
+
+# ---- on a daemon ------------------------------------------------------------------------------
+
+
+def _client(args):
+    from cuzk.server.client import ProvingClient
+
+    return ProvingClient(args.addr, token=args.token, tls_ca=args.tls_ca)
+
+
+def _srs_fields(args) -> dict:
+    if not args.upload_srs:
+        return {"srs_path": os.path.abspath(args.srs)}
+    try:
+        return {"srs_data": open(args.srs, "rb").read()}
+    except OSError as exc:
+        raise FormatError(f"{args.srs}: cannot read: {exc.strerror}") from None
+
+
+def _rpc_error(args, exc) -> int:
+    return _usage(f"{args.addr}: {exc.code().name}: {exc.details()}")
+
+
+def _phases(r) -> str:
+    return ", ".join(f"{p.phase} {p.ms:.0f}" for p in r.phases)
+
+
+def _daemon_aggregate(args) -> int:
+    import grpc
+
+    from cuzk.formats.snarkjs_json import write_public
+
+    if args.proof or args.public or args.vk:
+        return _usage("with --addr, name the daemon's completed jobs with --job (not --vk/--proof/--public)")
+    if not args.job:
+        return _usage("with --addr, give at least one --job")
+    srs_fields = _srs_fields(args)
+    try:
+        with _client(args) as c:
+            r = c.aggregate(job_ids=args.job, domain=args.domain, **srs_fields)
+    except grpc.RpcError as exc:
+        return _rpc_error(args, exc)
+    with open(args.out, "wb") as fh:
+        fh.write(r.aggregate)
+    if args.write_publics:
+        os.makedirs(args.write_publics, exist_ok=True)
+        for i, p in enumerate(r.public_inputs):
+            write_public(os.path.join(args.write_publics, f"public-{i}.json"),
+                         [int.from_bytes(v, "little") for v in p.values])
+    print(f"wrote {args.out}: {r.num_proofs} proofs of {r.circuit_id} (padded to {r.padded_proofs}), "
+          f"{len(r.aggregate)} bytes, {r.total_ms} ms in the daemon ({_phases(r)} ms)")
+    return 0
+
+
+def _daemon_verify(args) -> int:
+    import grpc
+
+    from cuzk.formats.snarkjs_json import read_public
+    from cuzk.server.convert import vk_from_proto
+
+    if args.vk or not args.circuit:
+        return _usage("with --addr, give --circuit (the daemon's key; not --vk)")
+    try:
+        data = open(args.aggregate, "rb").read()
+    except OSError as exc:
+        return _usage(f"{args.aggregate}: cannot read: {exc.strerror}")
+    srs_fields = _srs_fields(args)
+    try:
+        with _client(args) as c:
+            curve = vk_from_proto(c.verifying_key(args.circuit)).curve
+            rows = [[int(x) for x in read_public(p, curve)] for p in args.public]
+            r = c.verify_aggregate(data, rows, circuit_id=args.circuit, domain=args.domain, **srs_fields)
+    except grpc.RpcError as exc:
+        return _rpc_error(args, exc)
+    if not r.valid:
+        return _invalid(r.reason)
+    print(f"OK ({r.total_ms} ms in the daemon: {_phases(r)} ms)")
     return 0
 
 

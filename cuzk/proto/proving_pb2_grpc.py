@@ -89,6 +89,16 @@ class ProvingEngineStub:
                 request_serializer=cuzk_dot_v1_dot_proving__pb2.GetTraceRequest.SerializeToString,
                 response_deserializer=cuzk_dot_v1_dot_proving__pb2.GetTraceResponse.FromString,
                 _registered_method=True)
+        self.Aggregate = channel.unary_unary(
+                '/cuzk.v1.ProvingEngine/Aggregate',
+                request_serializer=cuzk_dot_v1_dot_proving__pb2.AggregateRequest.SerializeToString,
+                response_deserializer=cuzk_dot_v1_dot_proving__pb2.AggregateResponse.FromString,
+                _registered_method=True)
+        self.VerifyAggregate = channel.unary_unary(
+                '/cuzk.v1.ProvingEngine/VerifyAggregate',
+                request_serializer=cuzk_dot_v1_dot_proving__pb2.VerifyAggregateRequest.SerializeToString,
+                response_deserializer=cuzk_dot_v1_dot_proving__pb2.VerifyAggregateResponse.FromString,
+                _registered_method=True)
 
 
 class ProvingEngineServicer:
@@ -171,6 +181,20 @@ class ProvingEngineServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Aggregate(self, request, context):
+        """added: aggregate the proofs of completed jobs (or given proofs) of one circuit into one SnarkPack proof.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def VerifyAggregate(self, request, context):
+        """added: verify a SnarkPack aggregate (docs/aggregate.md).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ProvingEngineServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -228,6 +252,16 @@ def add_ProvingEngineServicer_to_server(servicer, server):
                     servicer.GetTrace,
                     request_deserializer=cuzk_dot_v1_dot_proving__pb2.GetTraceRequest.FromString,
                     response_serializer=cuzk_dot_v1_dot_proving__pb2.GetTraceResponse.SerializeToString,
+            ),
+            'Aggregate': grpc.unary_unary_rpc_method_handler(
+                    servicer.Aggregate,
+                    request_deserializer=cuzk_dot_v1_dot_proving__pb2.AggregateRequest.FromString,
+                    response_serializer=cuzk_dot_v1_dot_proving__pb2.AggregateResponse.SerializeToString,
+            ),
+            'VerifyAggregate': grpc.unary_unary_rpc_method_handler(
+                    servicer.VerifyAggregate,
+                    request_deserializer=cuzk_dot_v1_dot_proving__pb2.VerifyAggregateRequest.FromString,
+                    response_serializer=cuzk_dot_v1_dot_proving__pb2.VerifyAggregateResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -527,6 +561,60 @@ class ProvingEngine:
             '/cuzk.v1.ProvingEngine/GetTrace',
             cuzk_dot_v1_dot_proving__pb2.GetTraceRequest.SerializeToString,
             cuzk_dot_v1_dot_proving__pb2.GetTraceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Aggregate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cuzk.v1.ProvingEngine/Aggregate',
+            cuzk_dot_v1_dot_proving__pb2.AggregateRequest.SerializeToString,
+            cuzk_dot_v1_dot_proving__pb2.AggregateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def VerifyAggregate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cuzk.v1.ProvingEngine/VerifyAggregate',
+            cuzk_dot_v1_dot_proving__pb2.VerifyAggregateRequest.SerializeToString,
+            cuzk_dot_v1_dot_proving__pb2.VerifyAggregateResponse.FromString,
             options,
             channel_credentials,
             insecure,

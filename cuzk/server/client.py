@@ -97,6 +97,22 @@ class ProvingClient:
         """The daemon's pipeline trace as JSON lines (events of the last `last_seconds`; 0 = all kept)."""
         return self.stub.GetTrace(pb.GetTraceRequest(last_seconds=last_seconds)).jsonl
 
+    def aggregate(self, srs_path: str = "", srs_data: bytes = b"", job_ids=(), proofs=(), public_inputs=(),
+                  circuit_id: str = "", domain: str = "", timeout: float | None = None) -> pb.AggregateResponse:
+        """SnarkPack-aggregate completed jobs' proofs (job_ids) or given proof bytes with their public
+        inputs (lists of ints, one per proof). The SRS: a path on the daemon's host, or its bytes."""
+        req = pb.AggregateRequest(circuit_id=circuit_id, srs=_srs(srs_path, srs_data), job_ids=list(job_ids),
+                                  proofs=list(proofs), public_inputs=_publics(public_inputs), domain=domain)
+        return self.stub.Aggregate(req, timeout=timeout)
+
+    def verify_aggregate(self, aggregate: bytes, public_inputs, srs_path: str = "", srs_data: bytes = b"",
+                         circuit_id: str = "", vk: pb.GetVerifyingKeyResponse | None = None, domain: str = "",
+                         timeout: float | None = None) -> pb.VerifyAggregateResponse:
+        """Check an aggregate against a circuit's key (circuit_id, or vk as GetVerifyingKey returns it)."""
+        req = pb.VerifyAggregateRequest(circuit_id=circuit_id, vk=vk, srs=_srs(srs_path, srs_data),
+                                        public_inputs=_publics(public_inputs), aggregate=aggregate, domain=domain)
+        return self.stub.VerifyAggregate(req, timeout=timeout)
+
     def close(self) -> None:
         self.channel.close()
 
@@ -105,3 +121,11 @@ class ProvingClient:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _srs(path: str, data: bytes) -> pb.AggregateSrs:
+    return pb.AggregateSrs(data=data) if data else pb.AggregateSrs(path=path)
+
+
+def _publics(rows) -> list[pb.PublicInputs]:
+    return [pb.PublicInputs(values=[int(x).to_bytes(32, "little") for x in row]) for row in rows]

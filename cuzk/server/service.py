@@ -7,7 +7,8 @@ larger than the memory budget or beyond a queue limit RESOURCE_EXHAUSTED,
 a journal that cannot be written UNAVAILABLE (the job is not accepted). Bad proof inputs are not
 RPC errors: the job is accepted and ends FAILED with a message, as in cuzk.
 Anything unexpected is logged with its traceback and returned as INTERNAL
-with a one-line message; the daemon keeps serving.
+with a one-line message; the daemon keeps serving. Aggregate and VerifyAggregate
+(SnarkPack) are in aggregation.py, mixed in.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from cuzk.proto import proving_pb2 as pb
 from cuzk.proto import proving_pb2_grpc as pbg
 
 from . import convert
+from .aggregation import AggregationRpcs
 
 log = logging.getLogger("cuzk.server")
 
@@ -76,9 +78,10 @@ def rpc(method):
     return wrapper
 
 
-class ProvingEngineService(pbg.ProvingEngineServicer):
+class ProvingEngineService(AggregationRpcs, pbg.ProvingEngineServicer):
     def __init__(self, engine: ProvingEngine):
         self.engine = engine
+        self._aggregation_init()  # Aggregate, VerifyAggregate (aggregation.py)
 
     @rpc
     def SubmitProof(self, request, context):
