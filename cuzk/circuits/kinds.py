@@ -160,17 +160,22 @@ class CircuitKind:
         except ValueError as exc:
             raise FormatError(f"vanilla proof for {self.circuit_id(preset)}: {exc}") from None
 
-    def witness(self, preset: str, vanilla: Vanilla, p: int) -> tuple[np.ndarray, list[int]]:
-        """(w, public inputs) of partition p: w = [1, inputs..., aux...] Montgomery."""
+    def witness(self, preset: str, vanilla: Vanilla, p: int,
+                out: np.ndarray | None = None) -> tuple[np.ndarray, list[int]]:
+        """(w, public inputs) of partition p: w = [1, inputs..., aux...] Montgomery,
+        written into `out` (uint64[num_vars, 4], e.g. a pinned buffer) if given."""
         from cuzk.r1cs import WitnessCS
+        from cuzk.r1cs.witness_phases import phase
 
-        inputs = self.partition_inputs(preset, vanilla, p)
+        with phase("partition inputs"):
+            inputs = self.partition_inputs(preset, vanilla, p)
         cs = WitnessCS(CURVE)
         try:
-            self._synthesize(cs, self.shape(preset), inputs)
+            with phase("circuit code (numpy glue, input conversions)"):
+                self._synthesize(cs, self.shape(preset), inputs)
         except ValueError as exc:  # a value that is not a field element
             raise FormatError(f"vanilla proof for {self.circuit_id(preset)}: partition {p}: {exc}") from None
-        w = cs.witness()
+        w = cs.witness(out)
         return w, ints(w[1 : cs.num_inputs])
 
     def witnesses(self, preset: str, vanilla: Vanilla) -> list[tuple[np.ndarray, list[int]]]:

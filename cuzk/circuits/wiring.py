@@ -9,11 +9,12 @@ when it needs values, each call computes its template's aux assignment for
 all N instances (bit tape or numba kernel) before stamping. So recording and
 witness generation allocate in the same order by construction.
 
-Witness kernels parallelize over instances; with few instances per thread
+Witness kernels parallelize over instances; with little work per thread
 a parallel region costs more than it gains (and stalls for a whole time
-slice when a worker is descheduled on a busy machine), so `kernels(n)` runs
-such calls on the calling thread. Parallelism across partitions is the
-engine's (one synthesis worker per core).
+slice when a worker is descheduled on a busy machine), so `kernels(n, ops)`
+gives a call only as many threads as have enough work, down to the calling
+thread alone. Parallelism across partitions is the engine's (synthesis
+workers, each with `kernel_threads`).
 """
 
 from __future__ import annotations
@@ -23,32 +24,41 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cuzk.gadgets import bit_tape
 from cuzk.r1cs import ONE
+from cuzk.r1cs.witness_phases import phase
 
 from . import bit_templates as bt
 from . import field_templates as ft
 from .fr_bytes import KEPT, fr
 
 MIN_INSTANCES_PER_THREAD = 8
+MIN_OPS_PER_THREAD = 1 << 16  # bit-tape instructions (~0.5 ms) that make a parallel region pay
+SLICED_OPS = 4  # a bit-sliced tape instruction for 64 instances costs about 4 scalar ones (sums ripple)
 
 
 @contextlib.contextmanager
-def kernels(instances: int):
-    """Run the witness kernels of `instances` instances on one thread unless
-    every kernel thread gets at least MIN_INSTANCES_PER_THREAD of them."""
+def kernels(instances: int, ops_per_instance: int = 0):
+    """Run the witness kernels of `instances` instances on as many kernel
+    threads as get MIN_INSTANCES_PER_THREAD instances each, or, given the
+    work per instance (bit-tape instructions), MIN_OPS_PER_THREAD of work
+    each (bit-sliced SHA-256 runs 64 instances per word, so a few words of
+    26k instructions each are worth a thread each);
+    below that, on the calling thread."""
     import numba
 
     threads = numba.get_num_threads()
-    if threads == 1 or instances >= MIN_INSTANCES_PER_THREAD * threads:
+    want = instances // MIN_INSTANCES_PER_THREAD
+    if ops_per_instance:
+        want = max(want, min(instances, instances * ops_per_instance // MIN_OPS_PER_THREAD))
+    use = max(1, min(threads, want))
+    if use == threads:
         yield
         return
-    numba.set_num_threads(1)
+    numba.set_num_threads(use)
     try:
         yield
     finally:
         numba.set_num_threads(threads)
-
 
 
 @dataclass
@@ -124,13 +134,16 @@ class Synth:
         return Bits(vars_, bits.copy() if self.values else None)
 
     # ---- stamping ----------------------------------------------------------
-    def stamp(self, gadget, in_vars: np.ndarray, aux) -> np.ndarray:
-        """Stamp gadget for len(in_vars) instances; returns the aux codes [N, num_aux]."""
+    def stamp(self, gadget, in_vars: np.ndarray, aux, columns=()) -> np.ndarray:
+        """Stamp gadget for len(in_vars) instances; returns the codes of its aux
+        `columns` [N, len(columns)] (only those: the others are never wired)."""
         in_vars = np.ascontiguousarray(in_vars, dtype=np.int64)
-        return self.cs.stamp(gadget.template, in_vars.shape[0], in_vars, aux if self.values else None)
+        with phase("stamp"):
+            return self.cs.stamp_columns(gadget.template, in_vars.shape[0], in_vars, aux if self.values else None,
+                                         columns)
 
     def stamp_bits(self, gadget, inputs: Bits | None, external: np.ndarray | None, n: int | None = None) -> Bits:
-        """A bit template: the witness is its tape run over N instances.
+        """A bit template: the witness is its tape run bit-sliced over N instances.
         inputs: the interface (bit values; non-bit interface inputs carry 0);
         external: the tape's external bits uint8[N, num_external]. Returns the outputs."""
         if inputs is None:
@@ -138,15 +151,15 @@ class Synth:
             in_bits = np.zeros((n, 0), dtype=np.uint8)
         else:
             in_vars, in_bits = inputs.vars, inputs.vals
-        aux_bits = None
-        aux = None
-        if self.values:
-            with kernels(in_vars.shape[0]):
-                aux_bits = gadget.program.run(in_bits, external)
-                aux = bit_tape.bits_to_montgomery(aux_bits, self._fr)
-        codes = self.stamp(gadget, in_vars, aux)
+        sliced = out_bits = None
         out = gadget.outputs
-        return Bits(codes[:, out], None if aux_bits is None else aux_bits[:, out])
+        if self.values:
+            groups = (in_vars.shape[0] + 63) >> 6  # 64 instances per word
+            with phase("bit tapes"), kernels(groups, SLICED_OPS * gadget.program.num_aux):
+                sliced = gadget.program.run_sliced(in_bits, external)
+                out_bits = sliced.columns(out)
+        codes = self.stamp(gadget, in_vars, sliced, out)  # bits stay sliced until cs.witness()
+        return Bits(codes, out_bits)
 
     # ---- bit-level blocks --------------------------------------------------------
     def decompose_nodes(self, targets: Nums) -> Bits:
@@ -212,11 +225,11 @@ class Synth:
             in_vars = np.concatenate([cur.vars[:, None], pos.vars], axis=1)
             aux = parent = None
             if self.values:
-                with kernels(len(in_vars)):
+                with phase("poseidon"), kernels(len(in_vars)):
                     aux, parent = ft.poseidon_level_witness(t, self.curve, cur.vals, pos.vals,
                                                             np.ascontiguousarray(siblings[:, lv]))
-            codes = self.stamp(t.gadget, in_vars, aux)
-            cur = Nums(codes[:, t.gadget.outputs[0]], parent)
+            codes = self.stamp(t.gadget, in_vars, aux, t.gadget.outputs[:1])
+            cur = Nums(codes[:, 0], parent)
         return cur
 
     def columns(self, labels: np.ndarray | None, n: int, width: int) -> tuple[Nums, Nums]:
@@ -225,19 +238,19 @@ class Synth:
         g = ft.column(self.curve, width)
         aux = h = None
         if self.values:
-            with kernels(n):
+            with phase("poseidon"), kernels(n):
                 aux, h = ft.column_witness(self.curve, np.ascontiguousarray(labels))
-        codes = self.stamp(g, np.zeros((n, 0), np.int64), aux)
-        return Nums(codes[:, :width], labels), Nums(codes[:, g.outputs[0]], h)
+        codes = self.stamp(g, np.zeros((n, 0), np.int64), aux, np.append(np.arange(width), g.outputs[0]))
+        return Nums(codes[:, :width], labels), Nums(codes[:, width], h)
 
     def poseidon2(self, x: Nums, y: Nums) -> Nums:
         g = ft.poseidon2(self.curve)
         aux = h = None
         if self.values:
-            with kernels(len(x.vars)):
+            with phase("poseidon"), kernels(len(x.vars)):
                 aux, h = ft.poseidon2_witness(self.curve, x.vals, y.vals)
-        codes = self.stamp(g, np.stack([x.vars, y.vars], axis=1), aux)
-        return Nums(codes[:, g.outputs[0]], h)
+        codes = self.stamp(g, np.stack([x.vars, y.vars], axis=1), aux, g.outputs[:1])
+        return Nums(codes[:, 0], h)
 
     def equal(self, x: Nums, y: Nums) -> None:
         self.stamp(ft.equal(self.curve), np.stack([x.vars, y.vars], axis=1), None)

@@ -37,6 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     _register_synth(bsub)
     _register_prove(bsub)
     _register_report(bsub)
+    from .aggregate import register_bench  # cuzk bench aggregate (cuzk.bench.aggregate)
+
+    register_bench(bsub)
 
 
 # ---- in-process benchmarks ---------------------------------------------------------------------
@@ -72,6 +75,8 @@ def _register_synth(bsub) -> None:
     s.add_argument("--seed", type=int, default=1, help="vanilla-proof seed with --kind (default 1)")
     s.add_argument("--threads", type=int, default=0, help="kernel threads (default 0: all cores); on a shared "
                    "machine 1 avoids stalls of parallel regions whose workers are descheduled")
+    s.add_argument("--witness-only", action="store_true", help="with --kind: time the witness only (no "
+                   "record/compile/SpMV; what a GPU prover's host does; 32g fits this way)")
     s.add_argument("--json", metavar="FILE", help="write the records as JSON")
     s.set_defaults(func=_synth)
 
@@ -82,7 +87,8 @@ def _synth(args) -> int:
     synth.set_threads(args.threads)
     if args.kind:
         kinds = list(KINDS) if "all" in args.kind else list(dict.fromkeys(args.kind))
-        synth.run_kinds(kinds, args.preset, args.json, repeat=args.repeat, seed=args.seed)
+        synth.run_kinds(kinds, args.preset, args.json, repeat=args.repeat, seed=args.seed,
+                        witness_only=args.witness_only)
     else:
         try:
             sizes = tuple(int(x) for x in args.sizes.split(",") if x)

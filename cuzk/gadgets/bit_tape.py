@@ -8,6 +8,10 @@ tape is written by the same calls that allocate, its order *is* the
 template's aux order. `run` executes the tape for N instances at once in a
 numba kernel (parallel over instances) and yields the aux assignment of N
 stamped copies, so no per-instance Python gadget call is needed.
+`run_sliced` executes it bit-sliced: 64 instances per uint64 word, so one
+XOR/AND/CH instruction serves 64 instances and a sum bit comes from a
+bit-sliced ripple-carry accumulator; its result (`SlicedBits`, one bit per
+aux value) goes into the witness store as it is.
 
 Literals are int64: (index << 2) | (is_aux << 1) | negated, where index is
 a template input index (0 = ONE, so constant 1 is literal 0 and constant 0
@@ -18,11 +22,14 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 from array import array
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit, prange
+
+from cuzk.r1cs.bit_slices import SlicedBits, pack_words
 
 OP_EXT, OP_XOR, OP_AND, OP_CH, OP_SUMBIT = 0, 1, 2, 3, 4
 
@@ -122,6 +129,15 @@ class BitProgram:
     def num_aux(self) -> int:
         return len(self.ops)
 
+    @functools.cached_property
+    def sum_positions(self) -> np.ndarray:
+        """Per sum literal: p where its weight is 2^p (0 <= p < 64), else -1."""
+        w = self.sum_weights
+        pos = np.full(len(w), -1, dtype=np.int64)
+        pow2 = (w > 0) & ((w & (w - 1)) == 0)
+        pos[pow2] = np.log2(w[pow2].astype(np.float64)).round().astype(np.int64)
+        return pos
+
     def run(self, inputs: np.ndarray, external: np.ndarray | None = None) -> np.ndarray:
         """Aux bits uint8[N, num_aux] for N instances.
 
@@ -143,6 +159,29 @@ class BitProgram:
         _run(self.ops, self.a, self.b, self.c, self.sum_ptr, self.sum_lits, self.sum_weights,
              self.sum_const, full, external, out)
         return out
+
+
+    def run_sliced(self, inputs: np.ndarray, external: np.ndarray | None = None) -> SlicedBits:
+        """The aux bits of `run`, bit-sliced (same arguments)."""
+        inputs = np.asarray(inputs, dtype=np.uint8)
+        n = inputs.shape[0]
+        if external is None:
+            external = np.zeros((n, 0), dtype=np.uint8)
+        external = np.ascontiguousarray(external, dtype=np.uint8)
+        if external.shape != (n, self.num_external):
+            raise ValueError(f"external bits must have shape ({n}, {self.num_external}), got {external.shape}")
+        groups = (n + 63) >> 6
+        in_words = np.empty((groups, inputs.shape[1] + 1), dtype=np.uint64)
+        in_words[:, 0] = ~np.uint64(0)  # ONE in every lane
+        packed = np.empty((groups, inputs.shape[1]), dtype=np.uint64)
+        pack_words(np.ascontiguousarray(inputs), packed)
+        in_words[:, 1:] = packed
+        ext_words = np.empty((groups, self.num_external), dtype=np.uint64)
+        pack_words(external, ext_words)
+        out = np.empty((groups, self.num_aux), dtype=np.uint64)
+        _run_sliced(self.ops, self.a, self.b, self.c, self.sum_ptr, self.sum_lits, self.sum_weights,
+                    self.sum_positions, self.sum_const, in_words, ext_words, out)
+        return SlicedBits(out, n)
 
 
 @njit(cache=True, inline="always")
@@ -181,6 +220,81 @@ def _run(ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_const, inputs, extern
                 aux[j] = np.uint8((acc >> np.uint64(b[j])) & np.uint64(1))
             else:  # external
                 aux[j] = external[k, a[j]]
+
+
+@njit(cache=True, inline="always")
+def _wlit(lit, inp, aux):
+    idx = lit >> 2
+    v = aux[idx] if lit & 2 else inp[idx]
+    if lit & 1:
+        v = ~v
+    return v
+
+
+@njit(cache=True, inline="always")
+def _flush(acc, carry, pos):
+    """Add a carry word into acc at bit position pos (mod 2^64)."""
+    while carry != 0 and pos < 64:
+        t = acc[pos] & carry
+        acc[pos] ^= carry
+        carry = t
+        pos += 1
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def _run_sliced(ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_pos, sum_const, inputs, external, out):
+    groups = inputs.shape[0]
+    m = ops.shape[0]
+    for g in prange(groups):
+        inp = inputs[g]
+        aux = out[g]
+        acc = np.zeros(64, dtype=np.uint64)  # bit i of the sum in each lane
+        for j in range(m):
+            op = ops[j]
+            if op == 1:  # XOR
+                aux[j] = _wlit(a[j], inp, aux) ^ _wlit(b[j], inp, aux)
+            elif op == 2:  # AND
+                aux[j] = _wlit(a[j], inp, aux) & _wlit(b[j], inp, aux)
+            elif op == 3:  # CH: a ? b : c
+                x = _wlit(a[j], inp, aux)
+                y = _wlit(b[j], inp, aux)
+                z = _wlit(c[j], inp, aux)
+                aux[j] = z ^ (x & (y ^ z))
+            elif op == 4:  # bit b of sum a
+                if b[j] == 0:
+                    s = a[j]
+                    k0 = np.uint64(sum_const[s])
+                    for i in range(64):
+                        acc[i] = ~np.uint64(0) if (k0 >> np.uint64(i)) & np.uint64(1) else np.uint64(0)
+                    # ripple-carry: a run of literals at positions p, p+1, ... (one operand word)
+                    # is a chain of full adders; the carry is flushed when the run breaks
+                    carry = np.uint64(0)
+                    cpos = 0
+                    for t in range(sum_ptr[s], sum_ptr[s + 1]):
+                        x = _wlit(sum_lits[t], inp, aux)
+                        p = sum_pos[t]
+                        if p >= 0:  # weight 2^p
+                            if p != cpos:
+                                _flush(acc, carry, cpos)
+                                carry = np.uint64(0)
+                            y = acc[p]
+                            acc[p] = y ^ x ^ carry
+                            carry = (y & x) | (carry & (y ^ x))
+                            cpos = p + 1
+                            continue
+                        _flush(acc, carry, cpos)  # any other weight: x * 2^q for each set bit q
+                        carry = np.uint64(0)
+                        w = np.uint64(sum_weights[t])
+                        q = 0
+                        while w != 0 and q < 64:
+                            if w & np.uint64(1):
+                                _flush(acc, x, q)
+                            w >>= np.uint64(1)
+                            q += 1
+                    _flush(acc, carry, cpos)
+                aux[j] = acc[b[j]]
+            else:  # external
+                aux[j] = external[g, a[j]]
 
 
 def bits_to_montgomery(bits: np.ndarray, fr) -> np.ndarray:

@@ -45,8 +45,7 @@ class StampedGadget:
         """
         inputs = np.asarray(inputs, dtype=np.int64)
         n = inputs.shape[0]
-        aux = cs.stamp(self.template, n, inputs, aux_values if cs.needs_values else None)
-        return aux[:, self.outputs]
+        return cs.stamp_columns(self.template, n, inputs, aux_values if cs.needs_values else None, self.outputs)
 
 
 def output_indices(out_vars) -> np.ndarray:

@@ -151,9 +151,25 @@ class ConstraintSystem:
         aux_values (witness modes): Montgomery uint64[count, template.num_aux, 4]
         (or [count * num_aux, 4]); or small non-negative integers (e.g. bits)
         as a non-uint64 integer array of count * num_aux entries (any shape,
-        e.g. uint8[count, num_aux]); or a callable returning either. The order
-        is the template's own aux order.
+        e.g. uint8[count, num_aux]); or bit-sliced bits (`bit_slices.SlicedBits`,
+        count x num_aux); or a callable returning one of these. The order is
+        the template's own aux order.
         """
+        count = int(count)
+        base = self._stamp_block(template, count, inputs, aux_values)
+        return ~(base + np.arange(count * template.num_aux, dtype=np.int64)).reshape(count, template.num_aux)
+
+    def stamp_columns(self, template, count: int, inputs=None, aux_values=None, columns=()) -> np.ndarray:
+        """`stamp`, returning only the codes of template aux `columns` (int64[count, len(columns)]):
+        the full code array is 8 bytes per stamped aux variable that a caller keeping
+        only a template's outputs would write and throw away."""
+        base = self._stamp_block(template, int(count), inputs, aux_values)
+        cols = np.asarray(columns, dtype=np.int64).reshape(-1)
+        k = np.arange(int(count), dtype=np.int64)[:, None] * template.num_aux
+        return ~(base + k + cols[None, :])
+
+    def _stamp_block(self, template, count, inputs, aux_values) -> int:
+        """Check the interface, account the block, hand it to the mode; returns its aux base."""
         count = int(count)
         t_in = template.num_inputs - 1
         if inputs is None:
@@ -170,4 +186,5 @@ class ConstraintSystem:
         self._record_stamp(template, count, inputs, base)
         self._set_stamp_values(template, count, aux_values)
         self.num_constraints += count * template.num_constraints
-        return ~(base + np.arange(count * template.num_aux, dtype=np.int64)).reshape(count, template.num_aux)
+        return base
+

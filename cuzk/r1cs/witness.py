@@ -4,29 +4,44 @@ Values live in a `ValueStore` per kind (inputs, aux): scalar `alloc`s
 collect Python ints in a pending list that is packed into a canonical
 uint64[n, 4] chunk every FLUSH values (so no circuit-sized list of ints
 lingers), and vectorized allocations (`alloc_many`, `stamp`) append their
-Montgomery arrays as chunks directly. `witness()` concatenates everything
-into the flat Montgomery vector w = [1, inputs..., aux...].
+arrays as chunks directly, in the form they come: Montgomery limbs, small
+values (uint8/bool) at one byte each, or bit-sliced template bits
+(`bit_slices.SlicedBits`: the SHA-256 templates' bits, 94% of a PoRep
+partition, at one bit each). `witness()` writes everything once into
+the flat Montgomery vector w = [1, inputs..., aux...] (a caller's buffer,
+e.g. pinned memory, or a new array): small values through a 256-entry table
+of their Montgomery forms, in parallel, so a bit costs 1 byte until then
+and 32 bytes once, with no intermediate copies.
 """
 
 from __future__ import annotations
 
 import bisect
+import functools
 
 import numpy as np
+from numba import njit, prange
 
+from cuzk.field.threads import threads_for
+
+from .bit_slices import SlicedBits, expand_sliced_chunks
 from .system import ConstraintSystem
+from .witness_phases import phase
 
 FLUSH = 1 << 16
+MONT, CANONICAL, SMALL, SLICED = 0, 1, 2, 3  # chunk forms: Montgomery limbs, canonical limbs, uint8, SlicedBits
 
 
 class ValueStore:
-    """Values of one kind of variable, in allocation order, as array chunks."""
+    """Values of one kind of variable, in allocation order, as array chunks.
+
+    Arrays handed to `extend` are kept, not copied: do not modify them afterwards."""
 
     def __init__(self, fr):
         self.fr = fr
         self.p = fr.p
         self._starts: list[int] = []  # start index of each chunk
-        self._chunks: list[tuple[np.ndarray, bool]] = []  # (uint64[n, 4], is_montgomery)
+        self._chunks: list[tuple[object, int]] = []  # (uint64[n, 4], uint8[n] or SlicedBits, form)
         self._pending: list[int] = []
         self._pending_start = 0
         self.size = 0
@@ -43,31 +58,42 @@ class ValueStore:
         (any shape, flattened; e.g. uint8 bits; not Montgomery), or ints."""
         limbs = self.fr.limbs
         is_array = isinstance(values, np.ndarray) and values.dtype.kind in "iub"
+        if isinstance(values, SlicedBits):
+            if values.size != count:
+                raise ValueError(f"expected {count} values, got {values.size}")
+            self._append_chunk(count, values, SLICED)
+            return
         if is_array and values.dtype == np.uint64 and values.ndim >= 2:
             if values.shape[-1] != limbs:
                 raise ValueError(f"Montgomery values must be uint64[..., {limbs}], got shape {values.shape}")
             arr = np.ascontiguousarray(values).reshape(-1, limbs)
-            mont = True
+            form = MONT
+        elif is_array and values.dtype in (np.uint8, np.bool_):
+            arr = np.ascontiguousarray(values).reshape(-1).view(np.uint8)
+            form = SMALL
         elif is_array and (values.size == 0 or values.min() >= 0):
             arr = np.zeros((values.size, limbs), dtype=np.uint64)
             arr[:, 0] = values.ravel().astype(np.uint64)
-            mont = False
+            form = CANONICAL
         else:
             ints = [int(v) % self.p for v in values]
             arr = self.fr.canonical_from_ints(ints) if ints else np.zeros((0, self.fr.limbs), np.uint64)
-            mont = False
+            form = CANONICAL
         if arr.shape[0] != count:
             raise ValueError(f"expected {count} values, got {arr.shape[0]}")
+        self._append_chunk(count, arr, form)
+
+    def _append_chunk(self, count: int, arr, form: int) -> None:
         self._flush()
         self._starts.append(self.size)
-        self._chunks.append((arr, mont))
+        self._chunks.append((arr, form))
         self.size += count
         self._pending_start = self.size
 
     def _flush(self) -> None:
         if self._pending:
             self._starts.append(self._pending_start)
-            self._chunks.append((self.fr.canonical_from_ints(self._pending), False))
+            self._chunks.append((self.fr.canonical_from_ints(self._pending), CANONICAL))
             self._pending = []
         self._pending_start = self.size
 
@@ -77,20 +103,96 @@ class ValueStore:
         if i >= self._pending_start:
             return self._pending[i - self._pending_start]
         k = bisect.bisect_right(self._starts, i) - 1
-        arr, mont = self._chunks[k]
-        row = arr[i - self._starts[k] : i - self._starts[k] + 1]
-        return self.fr.to_ints(row)[0] if mont else self.fr.canonical_to_ints(row)[0]
+        arr, form = self._chunks[k]
+        j = i - self._starts[k]
+        if form == SLICED:
+            return arr.bit(j)
+        if form == SMALL:
+            return int(arr[j])
+        row = arr[j : j + 1]
+        return self.fr.to_ints(row)[0] if form == MONT else self.fr.canonical_to_ints(row)[0]
+
+    def write_montgomery(self, out: np.ndarray) -> None:
+        """All values as Montgomery limbs into out uint64[size, L] (one pass, no copies;
+        the bit-sliced chunks, most of a SHA-256 circuit, in one parallel kernel: on a
+        busy machine every parallel region can stall for a time slice)."""
+        self._flush()
+        if out.shape != (self.size, self.fr.limbs):
+            raise ValueError(f"need an output of shape ({self.size}, {self.fr.limbs}), got {out.shape}")
+        sliced = []
+        for start, (arr, form) in zip(self._starts, self._chunks):
+            if form == SLICED:
+                sliced.append((start, arr))
+                continue
+            n = arr.shape[0]
+            dst = out[start : start + n]
+            with threads_for(n):
+                if form == SMALL:
+                    _expand_small(arr, small_table(self.fr), dst)
+                elif form == MONT:
+                    _copy_rows(arr, dst)
+                else:
+                    dst[...] = self.fr.to_mont(arr)
+        if sliced:
+            _write_sliced(sliced, small_table(self.fr), out)
 
     def to_montgomery(self) -> np.ndarray:
         """All values as Montgomery uint64[size, 4]."""
         self._flush()
-        parts = [arr if mont else self.fr.to_mont(arr) for arr, mont in self._chunks]
-        if not parts:
-            return np.zeros((0, self.fr.limbs), dtype=np.uint64)
-        return np.concatenate(parts) if len(parts) > 1 else parts[0].copy()
+        out = np.empty((self.size, self.fr.limbs), dtype=np.uint64)
+        self.write_montgomery(out)
+        return out
 
     def to_ints(self) -> list[int]:
         return self.fr.to_ints(self.to_montgomery())
+
+
+def _write_sliced(chunks: list, table: np.ndarray, out: np.ndarray) -> None:
+    """Expand bit-sliced chunks [(start, SlicedBits)] into out, 64 instances per work item."""
+    words = np.concatenate([c.words.reshape(-1) for _, c in chunks])
+    meta = np.empty((len(chunks), 4), dtype=np.int64)  # words offset, width, count, start in out
+    off = 0
+    for i, (start, c) in enumerate(chunks):
+        meta[i] = (off, c.width, c.count, start)
+        off += c.words.size
+    groups = np.array([c.words.shape[0] for _, c in chunks], dtype=np.int64)
+    items = np.empty((int(groups.sum()), 2), dtype=np.int64)  # (chunk, word group)
+    items[:, 0] = np.repeat(np.arange(len(chunks)), groups)
+    items[:, 1] = np.arange(len(items)) - np.repeat(np.cumsum(groups) - groups, groups)
+    if table.shape[1] != 4 or np.any(table[0]):
+        raise ValueError("bit-sliced values need a 4-limb field whose zero is all-zero limbs")
+    total = sum(c.size for _, c in chunks)
+    with threads_for(total):
+        expand_sliced_chunks(words, meta, items, table, out)
+
+
+@functools.cache
+def _small_table(fr) -> np.ndarray:
+    canonical = np.zeros((256, fr.limbs), dtype=np.uint64)
+    canonical[:, 0] = np.arange(256, dtype=np.uint64)
+    table = np.ascontiguousarray(fr.to_mont(canonical))
+    table.flags.writeable = False
+    return table
+
+
+def small_table(fr) -> np.ndarray:
+    """Montgomery forms of 0..255, uint64[256, L] (read-only, cached per field)."""
+    return _small_table(fr)
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def _expand_small(vals, table, out):
+    for i in prange(vals.shape[0]):
+        v = vals[i]
+        for j in range(table.shape[1]):
+            out[i, j] = table[v, j]
+
+
+@njit(parallel=True, nogil=True, cache=True)
+def _copy_rows(src, out):
+    for i in prange(src.shape[0]):
+        for j in range(src.shape[1]):
+            out[i, j] = src[i, j]
 
 
 def resolve(value, what: str):
@@ -139,9 +241,20 @@ class ValueKeeper:
         """Montgomery uint64[num_aux, 4]."""
         return self._aux.to_montgomery()
 
-    def witness(self) -> np.ndarray:
-        """Flat Montgomery w = [1, inputs..., aux...] (the SpMV input)."""
-        return np.concatenate([self.input_assignment(), self.aux_assignment()])
+    def witness(self, out: np.ndarray | None = None) -> np.ndarray:
+        """Flat Montgomery w = [1, inputs..., aux...] (the SpMV input), written
+        into `out` (uint64[num_inputs + num_aux, L], C-contiguous, e.g. a
+        pinned staging buffer) or a new array."""
+        ni, na, limbs = self._inputs.size, self._aux.size, self.fr.limbs
+        if out is None:
+            out = np.empty((ni + na, limbs), dtype=np.uint64)
+        elif out.dtype != np.uint64 or out.shape != (ni + na, limbs) or not out.flags.c_contiguous:
+            raise ValueError(f"witness: out must be C-contiguous uint64[{ni + na}, {limbs}], "
+                             f"got {out.dtype}{list(out.shape)}")
+        with phase("assemble w"):
+            self._inputs.write_montgomery(out[:ni])
+            self._aux.write_montgomery(out[ni:])
+        return out
 
 
 class WitnessCS(ValueKeeper, ConstraintSystem):

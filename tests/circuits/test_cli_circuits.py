@@ -47,7 +47,24 @@ def test_bench_synth_kind_writes_json(tmp_path, capsys):
     assert rec["circuit"] == "winning-post-like-tiny" and rec["satisfied"] and rec["counts_match"]
     assert rec["constraints"] == get_kind("winning-post-like").counts("tiny").constraints
     assert abs(rec["zero_fraction"] + rec["one_fraction"] + rec["other_fraction"] - 1) < 1e-9
-    assert "synth c/s/core" in capsys.readouterr().out
+    assert rec["vars"] == rec["aux"] + rec["inputs"] and rec["peak_rss_bytes"] > 0
+    assert {"poseidon", "assemble w"} <= set(rec["phases"]) and rec["core_s"] == rec["witness_s"] * rec["threads"]
+    out = capsys.readouterr().out
+    assert "c/CPU-s" in out and "where the time goes" in out and "per sector (1 partitions)" in out
+
+
+def test_bench_synth_witness_only_reports_phases(tmp_path, capsys):
+    path = tmp_path / "synth.json"
+    assert main(["bench", "synth", "--kind", "porep-c2-like", "--preset", "tiny", "--repeat", "1",
+                 "--witness-only", "--json", str(path)]) == 0
+    (rec,) = json.loads(path.read_text())
+    counts = get_kind("porep-c2-like").counts("tiny")
+    assert rec["constraints"] == counts.constraints and rec["vars"] == counts.aux + counts.inputs
+    assert "satisfied" not in rec and rec["partitions"] == 10
+    assert {"bit tapes", "poseidon", "stamp", "assemble w"} <= set(rec["phases"])
+    assert all(v["calls"] >= 1 and v["cpu_s"] >= 0 for v in rec["phases"].values())
+    assert rec["rate_cpu"] > 0 and rec["rate_core"] > 0
+    assert "record" not in capsys.readouterr().out.split("where the time goes")[-1]
 
 
 def _fields(out: str) -> dict[str, str]:

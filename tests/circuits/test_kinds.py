@@ -2,6 +2,7 @@
 when a path element, a label (or leaf) or a public input changes; analytic
 counts equal built circuits; inputs checked on decode."""
 
+import numpy as np
 import pytest
 
 from cuzk.circuits import KINDS, get_kind, preset_for
@@ -181,3 +182,25 @@ def test_aux_values_mostly_bits_for_sha_kinds(tiny):
         assert zero + one > 0.95
     else:
         assert other > 0.5  # Poseidon-only circuits: mostly full field elements
+
+
+@pytest.mark.parametrize("preset", ["tiny", "small"])
+@pytest.mark.parametrize("name", list(KINDS))
+def test_witness_into_a_buffer_equals_the_test_systems_checked_values(name, preset):
+    """kind.witness (bit-sliced tapes, one-pass assembly, written into a caller's buffer)
+    equals the values of the same synthesis in TestCS, which checks every constraint
+    with Python ints, and satisfies the compiled circuit."""
+    from cuzk.r1cs import TestCS
+
+    kind = get_kind(name)
+    parsed = parse_vanilla(kind, preset, generate_vanilla(kind, preset, 7))
+    cc = kind.compile(preset)
+    p = kind.partitions - 1
+    t = TestCS(kind.curve)
+    kind.synthesize(t, preset, kind.partition_inputs(preset, parsed, p))
+    assert t.is_satisfied(), t.which_is_unsatisfied()
+    buf = np.zeros((cc.num_vars, 4), dtype=np.uint64)
+    w, _ = kind.witness(preset, parsed, p, out=buf)
+    assert w is buf
+    assert np.array_equal(w, t.witness())
+    assert check_satisfied(cc, w) is None

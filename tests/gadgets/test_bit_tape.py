@@ -68,3 +68,52 @@ def test_tape_refuses_foreign_allocations():
             assert "out of step" in str(e)
         else:
             raise AssertionError("expected the tape to detect a foreign allocation")
+
+
+def test_sliced_tape_matches_direct_witness():
+    """64 instances per word, over more than one word and a partial last word:
+    the bits equal the gadget calls' own witness (computed per instance with ints)."""
+    g, _ = record()
+    n = 70
+    rng = np.random.default_rng(21)
+    iface = rng.integers(0, 2, (n, 64), dtype=np.uint8)
+    ext = rng.integers(0, 2, (n, 3), dtype=np.uint8)
+    sliced = g.program.run_sliced(iface, ext)
+    assert sliced.count == n and sliced.words.shape == (2, g.program.num_aux)
+
+    direct = WitnessCS("bls12_381")
+    codes = direct.alloc_many(n * 64, iface.ravel()).reshape(n, 64)
+    for k in range(n):
+        mixed_circuit(direct, [Boolean.of_var(v, x) for v, x in zip(codes[k].tolist(), iface[k].tolist())],
+                      ext[k].tolist())
+    expected = [v for v in direct.fr.to_ints(direct.aux_assignment()[n * 64:])]
+    assert sliced.to_bits().ravel().tolist() == expected
+    assert [sliced.bit(i) for i in range(0, len(expected), 97)] == expected[::97]
+
+    stamped = WitnessCS("bls12_381")  # the sliced bits as stamp values give the same witness
+    iface_vars = stamped.alloc_many(n * 64, iface.ravel()).reshape(n, 64)
+    g.stamp(stamped, iface_vars, sliced)
+    assert np.array_equal(stamped.witness(), direct.witness())
+
+
+def test_sliced_sums_with_any_weights_and_constants():
+    """Sum bits for weights that are not powers of two and a constant past 2^32,
+    against the integer sums (mod 2^64) of the literals."""
+    rng = np.random.default_rng(5)
+    n_in, n = 6, 67
+    lits = [(i << 2) for i in range(1, n_in + 1)] + [(1 << 2) | 1]  # inputs 1..6, then NOT input 1
+    weights = [3, 1, 1 << 40, 5, 2, 1, 7]
+    const = (1 << 33) + 11
+    nbits = 45
+    prog = bit_tape.BitProgram(
+        ops=np.full(nbits, bit_tape.OP_SUMBIT, np.int64), a=np.zeros(nbits, np.int64),
+        b=np.arange(nbits, dtype=np.int64), c=np.zeros(nbits, np.int64),
+        sum_ptr=np.array([0, len(lits)], np.int64), sum_lits=np.array(lits, np.int64),
+        sum_weights=np.array(weights, np.int64), sum_const=np.array([const], np.int64), num_external=0)
+    inputs = rng.integers(0, 2, (n, n_in), dtype=np.uint8)
+    got = prog.run_sliced(inputs).to_bits()
+    for k in range(n):
+        vals = [int(x) for x in inputs[k]] + [1 - int(inputs[k, 0])]
+        total = (const + sum(v * w for v, w in zip(vals, weights))) % (1 << 64)
+        assert got[k].tolist() == [(total >> i) & 1 for i in range(nbits)]
+    assert np.array_equal(got, prog.run(inputs))
