@@ -126,3 +126,43 @@ def test_shared_pairs_match_multi_pairing(curve):
             multi_pairing(curve, np.concatenate([b, a]), np.concatenate([q1, q2]))]
     for k in range(3):
         assert fq12.equal(got[k], want[k])
+
+
+def test_wnaf_kernel_digits():
+    """gt.wnaf_array: the digits recombine to e (sum d_i 2^i, checked with Python ints),
+    are 0 or odd with |d| < 2^(WINDOW-1), and any WINDOW consecutive digits hold at
+    most one non-zero (the width-w NAF, unique, so it also equals wnaf_digits)."""
+    rnd = random.Random(5)
+    w = gt.WINDOW
+    es = [0, 1, 2, 15, 16, 17, 31, 2**255 - 1, 2**256 - 1] + [rnd.getrandbits(rnd.choice([7, 64, 128, 255]))
+                                                                 for _ in range(200)]
+    width = 258
+    digits = gt.wnaf_array("bls12_381", es, width)
+    for e, row in zip(es, digits.tolist()):
+        assert sum(d << (width - 1 - i) for i, d in enumerate(row)) == e
+        nz = [i for i, d in enumerate(row) if d]
+        assert all(row[i] % 2 and abs(row[i]) < 1 << (w - 1) for i in nz)
+        assert all(b - a >= w for a, b in zip(nz, nz[1:]))
+        assert row == gt.wnaf_digits(e, width)
+    with pytest.raises(ValueError):
+        gt.wnaf_array("bls12_381", [2**200], 200)
+
+
+def test_fused_decoder_matches_field_formulas(oracle):
+    """gt.decompress_checked (one kernel, batch inversion) against the vectorized field
+    formulas (decompress + in_cyclotomic_subgroup) on GT values from py_ecc's pairing,
+    the identity and random Fq6 b (outside G_Phi12), split over several parts."""
+    o = oracle
+    fq6 = towers_of(o.name)[0]
+    vals = np.concatenate([o.fq12.from_poly_ints([[int(c) for c in o.pair(o.scalar(), o.scalar()).coeffs]])
+                           for _ in range(3)] + [o.fq12.ones(1)])
+    b = np.concatenate([gt.compress(o.name, vals), o.curve.fq.random(5 * 6, np.random.default_rng(9)).reshape(
+        (5,) + fq6.shape)])
+    b = np.concatenate([b] * 7)  # 56 elements: several kernel parts
+    a, ok = gt.decompress_checked(o.name, b)
+    ref = gt.decompress(o.name, b)
+    assert o.fq12.equal(a, ref).all()
+    assert (ok == gt.in_cyclotomic_subgroup(o.name, ref)).all()
+    k = len(vals)
+    assert ok.reshape(7, -1)[:, :k].all() and not ok.reshape(7, -1)[:, k:].any()
+    assert [o.ours(x) for x in a[:k]] == [o.ours(x) for x in vals]
