@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 
-from cuzk.circuits import KINDS, PRESETS
 from cuzk.errors import CuzkError
 from cuzk.user_dirs import cache_dir
 
@@ -24,6 +23,38 @@ from .usage import help_and_usage_error
 
 PRIORITIES = ["low", "normal", "high", "critical"]
 MODULE_BENCHMARKS = ("snarkjs_compare", "cluster_scaling", "msm_vs_arkworks", "msm_variants")
+
+
+class _CircuitNames:
+    """argparse `choices` that import cuzk.circuits (0.5 s: it builds gadget templates) on first use.
+
+    argparse only tests membership when an option is given and lists the
+    choices when help is printed, so `cuzk --help` and the commands that do
+    not take --kind/--preset never load the circuits. Options using it set
+    an explicit metavar (argparse would otherwise list the choices while
+    building the parser).
+    """
+
+    def __init__(self, which: str, extra: tuple[str, ...] = ()):
+        self._which, self._extra = which, extra
+
+    def _names(self) -> list[str]:
+        import cuzk.circuits as circuits
+
+        return list(getattr(circuits, self._which)) + list(self._extra)
+
+    def __contains__(self, item) -> bool:
+        return item in self._names()
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+
+KIND_NAMES = _CircuitNames("KINDS", ("all",))
+PRESET_NAMES = _CircuitNames("PRESETS")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,6 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _register_daemon(bsub)
     _register_synth(bsub)
     _register_prove(bsub)
+    _register_latency(bsub)
     _register_report(bsub)
     from .aggregate import register_bench  # cuzk bench aggregate (cuzk.bench.aggregate)
 
@@ -68,8 +100,10 @@ def _register_synth(bsub) -> None:
                         description="Without --kind: stamped SHA-256 compressions and Poseidon hashes at 2^16 and "
                         "2^20 constraints. With --kind/--preset: the workload circuits (cuzk.circuits), one "
                         "partition, including vanilla-proof generation and aux 0/1/other fractions.")
-    s.add_argument("--kind", action="append", choices=list(KINDS) + ["all"], help="workload kind (repeatable; 'all')")
-    s.add_argument("--preset", default="medium", choices=list(PRESETS), help="preset with --kind (default medium)")
+    s.add_argument("--kind", action="append", choices=KIND_NAMES, metavar="KIND",
+                   help="workload kind (repeatable): %(choices)s")
+    s.add_argument("--preset", default="medium", choices=PRESET_NAMES, metavar="PRESET",
+                   help="preset with --kind: %(choices)s (default medium)")
     s.add_argument("--sizes", default="16,20", help="without --kind: log2 sizes (default 16,20)")
     s.add_argument("--repeat", type=int, default=3, help="timed repetitions (median; default 3)")
     s.add_argument("--seed", type=int, default=1, help="vanilla-proof seed with --kind (default 1)")
@@ -83,6 +117,7 @@ def _register_synth(bsub) -> None:
 
 def _synth(args) -> int:
     from cuzk.bench import synth
+    from cuzk.circuits import KINDS
 
     synth.set_threads(args.threads)
     if args.kind:
@@ -147,6 +182,37 @@ def _prove(args) -> int:
     return 0
 
 
+def _register_latency(bsub) -> None:
+    p = bsub.add_parser(
+        "latency", help="one proof with start-up, side by side with rapidsnark and snarkjs (BN254 circom)",
+        description="For circom-shaped BN254 circuits of each size (written once with a matching witness, keys "
+        "made once by `cuzk setup --zkey`), time rapidsnark, `snarkjs groth16 prove` and `cuzk prove --backend "
+        "cpu` as separate processes, start-up and file reading included (wall clock, median of --repeat), and "
+        "print each time with cuzk/rapidsnark. Every tool's last proof is checked with `snarkjs groth16 "
+        "verify`. A missing rapidsnark or snarkjs is reported and left out.")
+    p.add_argument("--sizes", default="10k,16,20", metavar="S,S,...",
+                   help="10k (10,000 constraints), K or 2^K (a 2^K domain), or a constraint count (default 10k,16,20)")
+    p.add_argument("--repeat", type=_positive, default=3, help="runs per tool and size (median; default 3)")
+    p.add_argument("--dir", metavar="DIR", help="where circuits, keys and proofs are kept (default "
+                   f"{cache_dir() / 'bench' / 'latency'})")
+    p.add_argument("--rapidsnark", metavar="PATH", help="rapidsnark's prover (default ../shared/anchors/rapidsnark/"
+                   "prover beside the repository)")
+    p.add_argument("--snarkjs", metavar="PATH", help="snarkjs (default node_modules/.bin/snarkjs in the repository)")
+    p.add_argument("--json", metavar="FILE", help="write the figures as JSON")
+    p.set_defaults(func=_latency)
+
+
+def _latency(args) -> int:
+    from pathlib import Path
+
+    from cuzk.bench import latency
+
+    latency.run(latency.parse_sizes(args.sizes), repeat=args.repeat, json_path=args.json, workdir=args.dir,
+                rapidsnark=Path(args.rapidsnark) if args.rapidsnark else latency.DEFAULT_RAPIDSNARK,
+                snarkjs=Path(args.snarkjs) if args.snarkjs else latency.DEFAULT_SNARKJS)
+    return 0
+
+
 # ---- against a daemon ----------------------------------------------------------------------------
 
 
@@ -166,7 +232,8 @@ def _kind_parser():
     p.add_argument("--kind", default="winning-post-like",
                    help="circuit id, or kind / proof kind name with --preset (default winning-post-like); "
                    "stress takes a comma-separated list")
-    p.add_argument("--preset", default="tiny", choices=list(PRESETS), help="preset (default tiny)")
+    p.add_argument("--preset", default="tiny", choices=PRESET_NAMES, metavar="PRESET",
+                   help="preset: %(choices)s (default tiny)")
     return p
 
 

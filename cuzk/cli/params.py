@@ -8,13 +8,15 @@ import time
 
 from cuzk.errors import CuzkError, FormatError, ValidationError
 
+from .usage import help_and_usage_error
+
 CHUNK = 1 << 16
 
 
 def register(sub) -> None:
     p = sub.add_parser("params", help="inspect and validate parameter files")
     psub = p.add_subparsers(dest="params_command", metavar="ACTION")
-    p.set_defaults(func=lambda a: p.print_help())
+    p.set_defaults(func=help_and_usage_error(p))
     c = psub.add_parser("check", help="check every point (on curve, in subgroup, not infinity)",
                         description="Validate a bellperson .params (or .vk) file: layout and lengths, then every "
                         "point on the curve and in the prime-order subgroup, with progress. Exit 0 if valid, "

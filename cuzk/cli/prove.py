@@ -7,12 +7,14 @@ Writes snarkjs-compatible proof.json and public.json (`snarkjs groth16
 verify` accepts them) and prints per-phase timings on stderr.
 
 Before proving, the witness is checked against the circuit (a.w * b.w ==
-c.w on every row, the check `cuzk circuit info --wtns` makes): a witness
+c.w on every row, the verdict `cuzk circuit info --wtns` gives): a witness
 that does not satisfy it gives a proof no verifier accepts, so it is
 refused with exit 1, naming the first failing constraint, and nothing is
-written. A .zkey holds only A and B, so the check reads the circuit's
-.r1cs: --r1cs, else the one beside the key with its name (circuit.zkey ->
-circuit.r1cs, circom's and snarkjs's naming). --no-check proves unchecked.
+written. A .zkey holds only A and B, so the check reads C from the
+circuit's .r1cs: --r1cs, else the one beside the key with its name
+(circuit.zkey -> circuit.r1cs, circom's and snarkjs's naming); a.w and b.w
+are the prover's own, so the check costs one SpMV and a compare.
+--no-check proves unchecked.
 """
 
 from __future__ import annotations
@@ -23,8 +25,6 @@ import time
 from pathlib import Path
 
 from cuzk.errors import CuzkError, FormatError
-
-from .circuit import first_failing_row
 
 EXIT_UNSATISFIED = 1
 
@@ -81,19 +81,41 @@ def circuit_path(args: argparse.Namespace) -> Path:
     return beside
 
 
-def unsatisfied(zkey, wtns, args: argparse.Namespace) -> str | None:
-    """The first row of the circuit that the witness fails (see `first_failing_row`), or None."""
-    from cuzk.formats.circom_r1cs import read_r1cs, witness_for  # numba kernels: loaded when proving
+def unsatisfied(zkey, wtns, ab, args: argparse.Namespace) -> str | None:
+    """The first constraint the witness fails, or None.
+
+    The prover evaluates a = A.w, b = B.w and a * b from the key anyway
+    (`ab`, cuzk's row order), so the check is one SpMV, c = C.w with C read
+    alone from the .r1cs, and the compare a * b == c on the circuit's rows (the rows snarkjs appends for
+    the public signals have B = C = 0 and always hold). The key's A and B
+    are the circuit's when the key was made for it; sizes are checked.
+    """
+    import numpy as np
+
+    from cuzk.formats.circom_r1cs import read_r1cs_c  # numba kernels: loaded when proving
 
     path = circuit_path(args)
-    r1cs = _guard(read_r1cs, path)
-    w = witness_for(r1cs, wtns)
-    rows = r1cs.n_constraints + zkey.num_inputs
-    if r1cs.curve != zkey.curve.name or rows != zkey.matrices.num_rows:
-        raise FormatError(f"{path}: {r1cs.n_constraints} constraints over {r1cs.curve}, but the key {zkey.path} "
+    circ = _guard(read_r1cs_c, path)
+    if circ.curve != zkey.curve.name:
+        raise FormatError(f"{wtns.path}: witness is over {wtns.curve}, circuit {path} over {circ.curve}")
+    if circ.n_wires != len(wtns):
+        raise FormatError(f"{wtns.path}: witness has {len(wtns)} values, circuit has {circ.n_wires} wires")
+    rows = circ.n_constraints + zkey.num_inputs
+    if rows != zkey.matrices.num_rows or circ.n_public != zkey.n_public:
+        raise FormatError(f"{path}: {circ.n_constraints} constraints over {circ.curve}, but the key {zkey.path} "
                           f"is for {zkey.matrices.num_rows - zkey.num_inputs} over {zkey.curve.name}: "
                           "not the key's circuit")
-    return first_failing_row(r1cs.circuit, w)
+    c = _spmv(circ, wtns.values)
+    ab = zkey.matrices.in_snarkjs_order(ab)[: circ.n_constraints]
+    bad = np.flatnonzero(~np.all(ab == c, axis=1))
+    return f"constraint {int(bad[0])}" if len(bad) else None
+
+
+def _spmv(circ, w):
+    from cuzk.backend import get_backend
+
+    c = circ.c
+    return get_backend("cpu").spmv(circ.curve, c.indptr, c.cols, c.coeff_idx, circ.coeff_table, w)
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
@@ -111,15 +133,15 @@ def cmd_prove(args: argparse.Namespace) -> int:
     zkey.check_witness(wtns.curve, len(wtns), str(args.wtns))
     w = wtns.values
     ph.lap("read")
+    a, b, c = zkey.row_evaluations(w, backend)
+    ph.lap("abc")
     if not args.no_check:
-        failing = unsatisfied(zkey, wtns, args)
+        failing = unsatisfied(zkey, wtns, c, args)
         if failing is not None:
             print(f"cuzk: error: {args.wtns}: the witness does not satisfy the circuit (first failing: {failing}); "
                   "no proof written (--no-check proves it anyway)", file=sys.stderr)
             return EXIT_UNSATISFIED
         ph.lap("check")
-    a, b, c = zkey.row_evaluations(w, backend)
-    ph.lap("abc")
     rows = zkey.matrices.num_rows
     pk = zkey.proving_key
     for name in ("h", "l", "a", "b_g1", "b_g2"):

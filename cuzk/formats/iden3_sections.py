@@ -11,6 +11,7 @@ snarkjs's .zkey the base field's): `curve_of_prime` maps it back.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from cuzk.curve import CURVES, Curve
@@ -77,3 +78,24 @@ def file_bytes(path) -> bytes:
         return Path(path).read_bytes()
     except OSError as exc:
         raise FormatError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def write_sections(path, magic: bytes, version: int, bodies: dict[int, list]) -> None:
+    """Write an iden3 section file: `bodies` maps section type -> list of byte buffers.
+
+    Written beside `path` and renamed into place, so an interrupted write
+    never leaves half a file under the name.
+    """
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(magic + int(version).to_bytes(4, "little") + len(bodies).to_bytes(4, "little"))
+            for stype, parts in bodies.items():
+                fh.write(int(stype).to_bytes(4, "little") + sum(len(memoryview(b).cast("B")) for b in parts)
+                         .to_bytes(8, "little"))
+                for buf in parts:
+                    fh.write(buf)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

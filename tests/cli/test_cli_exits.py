@@ -16,7 +16,7 @@ FIXTURES = Path(os.environ.get("CUZK_CIRCOM_FIXTURES", Path(__file__).resolve().
 BITS_MIX = FIXTURES / "bits_mix" / "bn128"
 
 
-@pytest.mark.parametrize("argv", [[], ["bench"]])
+@pytest.mark.parametrize("argv", [[], ["bench"], ["params"]])
 def test_a_group_without_its_subcommand_prints_help_and_exits_2(argv, capsys):
     assert main(argv) == 2
     out, err = capsys.readouterr()

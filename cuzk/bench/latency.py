@@ -1,0 +1,268 @@
+"""`cuzk bench latency`: one proof, start-up included, against rapidsnark and snarkjs.
+
+For each size a circom-shaped BN254 circuit (circom_like.py: .r1cs and a
+matching .wtns) is written once, and its key made once by `cuzk setup
+--r1cs F --zkey Z`, all cached in --dir. Then every repetition runs, as
+separate processes one after the other (the order rotates per repetition,
+so slow phases of a shared machine fall on every tool alike):
+
+    rapidsnark  prover Z W PROOF PUBLIC                     (iden3's C++ prover)
+    snarkjs     snarkjs groth16 prove Z W PROOF PUBLIC      (node)
+    cuzk        cuzk prove --zkey Z --wtns W ... --backend cpu (witness check included)
+
+Wall clock from process start to exit; medians of --repeat are printed with
+cuzk/rapidsnark, and each tool's last proof is checked by `snarkjs groth16
+verify`. The 1-minute load average is recorded with each size: on a
+machine shared with other work the figures move with it.
+
+Sizes: "10k" (10,000 constraints), "2^K" or "K" for K <= 30 (a domain of
+exactly 2^K: 2^K - 3 constraints, the circuit having two public signals),
+or a plain constraint count.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from cuzk.errors import CuzkError
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_RAPIDSNARK = REPO.parent / "shared" / "anchors" / "rapidsnark" / "prover"
+DEFAULT_SNARKJS = REPO / "node_modules" / ".bin" / "snarkjs"
+DEFAULT_SIZES = "10k,16,20"
+N_PUBLIC = 2  # circom_like: one output, one public input
+TOOLS = ("rapidsnark", "snarkjs", "cuzk")
+PHASES = re.compile(r"cuzk prove: (\d+) ms \((.*)\)")
+
+
+class LatencyError(CuzkError):
+    pass
+
+
+def parse_sizes(text: str) -> list[int]:
+    """'10k,2^16,20,500' -> constraint counts (see the module docstring)."""
+    out = []
+    for tok in (t.strip().lower() for t in text.split(",")):
+        if not tok:
+            continue
+        m = re.fullmatch(r"(\d+)k|(?:2\^)?(\d+)", tok)
+        if not m:
+            raise LatencyError(f"--sizes: {tok!r} is not 10k, 2^K, K or a constraint count")
+        if m.group(1):
+            n = 1000 * int(m.group(1))
+        elif int(m.group(2)) <= 30 or tok.startswith("2^"):
+            k = int(m.group(2))
+            if not 4 <= k <= 28:
+                raise LatencyError(f"--sizes: 2^{k} is outside 2^4..2^28")
+            n = (1 << k) - N_PUBLIC - 1
+        else:
+            n = int(m.group(2))
+        if n < 2:
+            raise LatencyError(f"--sizes: {tok!r}: a circuit needs at least 2 constraints")
+        out.append(n)
+    if not out:
+        raise LatencyError("--sizes: no size given")
+    return out
+
+
+def domain_of(constraints: int) -> int:
+    """snarkjs's domain: the smallest power of two >= constraints + public signals + 1."""
+    return 1 << (constraints + N_PUBLIC).bit_length()
+
+
+@dataclass
+class ToolRun:
+    tool: str
+    available: bool
+    command: list[str] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
+    median_s: float | None = None
+    verified: bool | None = None
+    phases_ms: dict[str, float] = field(default_factory=dict)  # cuzk only: its own timing line (last run)
+    note: str = ""
+
+
+@dataclass
+class SizeResult:
+    constraints: int
+    domain: int
+    wires: int
+    load_before: float
+    load_after: float
+    tools: dict[str, ToolRun]
+    ratio_cuzk_rapidsnark: float | None = None
+    ratio_cuzk_snarkjs: float | None = None
+
+
+def cuzk_command() -> list[str]:
+    """The installed `cuzk` script beside this interpreter, else `python -m cuzk`."""
+    script = Path(sys.executable).with_name("cuzk")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "cuzk"]
+
+
+def _executable(path: Path | None) -> Path | None:
+    return path if path is not None and path.is_file() and os.access(path, os.X_OK) else None
+
+
+def prepare(constraints: int, workdir: Path, log=print) -> tuple[Path, Path, Path, int]:
+    """(r1cs, wtns, zkey, wires) of the circom-like circuit of `constraints` rows, made once in `workdir`."""
+    from .circom_like import generate
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    stem = workdir / f"circom_like_{constraints}"
+    r1cs, wtns, zkey = stem.with_suffix(".r1cs"), stem.with_suffix(".wtns"), stem.with_suffix(".zkey")
+    wires_file = stem.with_suffix(".wires")
+    if not (r1cs.is_file() and wtns.is_file() and wires_file.is_file()):
+        t = time.perf_counter()
+        made = generate(constraints, r1cs, wtns)
+        wires_file.write_text(str(made.wires))
+        zkey.unlink(missing_ok=True)
+        log(f"  wrote {r1cs.name} and {wtns.name} ({made.wires:,} wires) in {time.perf_counter() - t:.1f} s")
+    if not zkey.is_file():
+        t = time.perf_counter()
+        res = subprocess.run(cuzk_command() + ["setup", "--r1cs", str(r1cs), "--zkey", str(zkey), "--backend", "cpu"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "CUZK_PROGRESS": "0"})
+        if res.returncode:
+            raise LatencyError(f"cuzk setup for {r1cs} failed: {res.stderr.strip().splitlines()[-1:]}")
+        log(f"  made {zkey.name} with cuzk setup in {time.perf_counter() - t:.1f} s")
+    return r1cs, wtns, zkey, int(wires_file.read_text())
+
+
+def _commands(tool: str, r1cs: Path, wtns: Path, zkey: Path, out: Path, rapidsnark: Path | None,
+              snarkjs: Path | None) -> list[str] | None:
+    proof, public = out / f"{tool}.proof.json", out / f"{tool}.public.json"
+    if tool == "rapidsnark":
+        return None if rapidsnark is None else [str(rapidsnark), str(zkey), str(wtns), str(proof), str(public)]
+    if tool == "snarkjs":
+        return None if snarkjs is None else [str(snarkjs), "groth16", "prove", str(zkey), str(wtns), str(proof),
+                                              str(public)]
+    return cuzk_command() + ["prove", "--zkey", str(zkey), "--wtns", str(wtns), "--r1cs", str(r1cs),
+                             "--proof", str(proof), "--public", str(public), "--backend", "cpu"]
+
+
+def _timed(cmd: list[str]) -> tuple[float, str]:
+    t = time.perf_counter()
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    dt = time.perf_counter() - t
+    if res.returncode:
+        tail = (res.stderr or res.stdout).strip().splitlines()[-1:] or ["(no output)"]
+        raise LatencyError(f"{Path(cmd[0]).name} exited {res.returncode}: {tail[0]}")
+    return dt, res.stderr
+
+
+def _phases(stderr: str) -> dict[str, float]:
+    """cuzk prove's timing line -> {phase: ms} (total, read, check, ..., and prove's inner phases)."""
+    m = PHASES.search(stderr)
+    if not m:
+        return {}
+    out = {"total": float(m.group(1))}
+    for part in re.split(r", |= ", m.group(2)):
+        kv = part.strip().split(" ")
+        if len(kv) >= 2 and kv[-1].replace(".", "", 1).isdigit():
+            out[kv[-2]] = float(kv[-1])
+    return out
+
+
+def _verify(snarkjs: Path, vk: Path, out: Path, tool: str) -> bool:
+    res = subprocess.run([str(snarkjs), "groth16", "verify", str(vk), str(out / f"{tool}.public.json"),
+                          str(out / f"{tool}.proof.json")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return res.returncode == 0 and "OK!" in res.stdout
+
+
+def load1() -> float:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return float("nan")
+
+
+def measure(constraints: int, workdir: Path, repeat: int, rapidsnark: Path | None, snarkjs: Path | None,
+            log=print) -> SizeResult:
+    r1cs, wtns, zkey, wires = prepare(constraints, workdir, log)
+    out = workdir / f"run_{constraints}"
+    out.mkdir(exist_ok=True)
+    runs = {}
+    for tool in TOOLS:
+        cmd = _commands(tool, r1cs, wtns, zkey, out, rapidsnark, snarkjs)
+        runs[tool] = ToolRun(tool, cmd is not None, cmd or [])
+    if rapidsnark is None:
+        runs["rapidsnark"].note = "not found"
+    if snarkjs is None:
+        runs["snarkjs"].note = "not found"
+    active = [t for t in TOOLS if runs[t].available]
+    before = load1()
+    for i in range(repeat):
+        for tool in active[i % len(active):] + active[: i % len(active)]:
+            dt, err = _timed(runs[tool].command)
+            runs[tool].seconds.append(round(dt, 4))
+            if tool == "cuzk":
+                runs[tool].phases_ms = _phases(err)
+    after = load1()
+    for tool in active:
+        run = runs[tool]
+        run.median_s = round(statistics.median(run.seconds), 4)
+        if snarkjs is not None:
+            run.verified = _verify(snarkjs, zkey.with_suffix(".vk.json"), out, tool)
+    res = SizeResult(constraints, domain_of(constraints), wires, before, after, runs)
+    cz, rs, sj = (runs[t].median_s for t in ("cuzk", "rapidsnark", "snarkjs"))
+    if rs:
+        res.ratio_cuzk_rapidsnark = round(cz / rs, 3)
+    if sj:
+        res.ratio_cuzk_snarkjs = round(cz / sj, 3)
+    return res
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def table(results: list[SizeResult]) -> str:
+    head = f"{'constraints':>12} {'domain':>8} {'rapidsnark s':>12} {'snarkjs s':>10} {'cuzk s':>8} " \
+           f"{'cuzk/rapidsnark':>15} {'cuzk/snarkjs':>12} {'load':>10}  verified"
+    lines = [head]
+    for r in results:
+        t = r.tools
+        ok = " ".join(f"{k}:{'ok' if v.verified else 'FAIL' if v.verified is False else '-'}" for k, v in t.items()
+                      if v.available)
+        lines.append(f"{r.constraints:>12,} {'2^' + str(r.domain.bit_length() - 1):>8} "
+                     f"{_fmt(t['rapidsnark'].median_s):>12} {_fmt(t['snarkjs'].median_s):>10} "
+                     f"{_fmt(t['cuzk'].median_s):>8} {_fmt(r.ratio_cuzk_rapidsnark):>15} "
+                     f"{_fmt(r.ratio_cuzk_snarkjs):>12} {r.load_before:4.2f}-{r.load_after:4.2f}  {ok}")
+    return "\n".join(lines)
+
+
+def run(sizes: list[int], repeat: int = 3, json_path: str | None = None, workdir: Path | None = None,
+        rapidsnark: Path | None = DEFAULT_RAPIDSNARK, snarkjs: Path | None = DEFAULT_SNARKJS, log=print) -> list[SizeResult]:
+    from cuzk.user_dirs import cache_dir
+
+    workdir = Path(workdir) if workdir else cache_dir() / "bench" / "latency"
+    rs, sj = _executable(rapidsnark), _executable(snarkjs)
+    if rs is None:
+        log(f"rapidsnark: not found at {rapidsnark} (--rapidsnark PATH): cuzk/rapidsnark is not printed")
+    if sj is None:
+        log(f"snarkjs: not found at {snarkjs} (--snarkjs PATH; `npm ci` installs it): no snarkjs times, "
+            "and proofs are not verified")
+    log(f"latency: {os.cpu_count()} cores, {repeat} run(s) per tool, files in {workdir}")
+    results = []
+    for n in sizes:
+        log(f"size {n:,} constraints (domain 2^{domain_of(n).bit_length() - 1}):")
+        res = measure(n, workdir, repeat, rs, sj, log)
+        results.append(res)
+        t = res.tools
+        log("  " + ", ".join(f"{k} {_fmt(v.median_s)} s" for k, v in t.items() if v.available)
+            + (f"; cuzk/rapidsnark {res.ratio_cuzk_rapidsnark:.2f}" if res.ratio_cuzk_rapidsnark else ""))
+    print(table(results))
+    if json_path:
+        Path(json_path).write_text(json.dumps({"benchmark": "latency", "cores": os.cpu_count(), "repeat": repeat,
+                                               "workdir": str(workdir), "sizes": [asdict(r) for r in results]},
+                                              indent=2) + "\n")
+    return results
