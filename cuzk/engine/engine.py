@@ -38,6 +38,7 @@ from .pipeline.prover_queue import ProverQueue
 from .pipeline.scheduler import Scheduler
 from .pipeline.stages import prover_loop, synthesis_loop
 from .resources.devices import Device, discover
+from .resources.witness_buffers import WitnessBuffers
 from .resources.memory import MemoryBudget, format_size
 from .types import JobState, JobTimings, ProofRequest
 
@@ -64,6 +65,7 @@ class Engine(ProvingEngine):
         self.registry = registry if registry is not None else build_registry(config)
         self.store = store or InMemoryJobStore(config.job_retention_s(), config.daemon.max_finished_jobs)
         self.budget = MemoryBudget(config.total_budget_bytes())
+        self.witness_buffers = WitnessBuffers()
         self.devices = devices if devices is not None else discover(
             config.gpus.backend, config.gpus.devices, config.gpus.gpu_workers_per_device, config.gpus.gpu_threads,
             config.gpus.msm_table_fraction)

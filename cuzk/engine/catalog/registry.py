@@ -8,7 +8,9 @@ request's vanilla proof turns into witnesses:
 
     parse(request)            -> parsed input (once per job; raises a CuzkError
                                  with a message naming what is wrong)
-    witness(parsed, p)        -> Witness(w, public_inputs) for partition p
+    witness(parsed, p)        -> Witness(w, public_inputs) for partition p; with
+                                 `witness_vars` set, witness(parsed, p, out=array)
+                                 writes w into the engine's reused array
     rows(w)                   -> (a, b, c) evaluations (SpMV of the compiled circuit),
                                  checked against each other where the spec can
     compiled()                -> the CompiledCircuit whose SpMV gives the rows (optional):
@@ -65,6 +67,7 @@ class CircuitSpec:
     info: dict = field(default_factory=dict)
     generate_vanilla: Callable[..., bytes] | None = None  # (seed=None) -> test input, where available
     compiled: Callable[[], Any] | None = None  # () -> CompiledCircuit, for SpMV on the proving device
+    witness_vars: int = 0  # > 0: witness() takes out= (uint64[witness_vars, 4]), a reused array
 
 
 def working_bytes_estimate(num_vars: int, num_rows: int) -> int:

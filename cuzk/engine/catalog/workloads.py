@@ -49,8 +49,8 @@ def make_spec(kind, preset: str, params_dir: Path) -> CircuitSpec:
     def parse(req: ProofRequest):
         return parse_vanilla(kind, preset, vanilla_bytes(req, cid))
 
-    def witness(parsed, p: int) -> Witness:
-        w, public = kind.witness(preset, parsed, p)
+    def witness(parsed, p: int, out=None) -> Witness:
+        w, public = kind.witness(preset, parsed, p, out=out)
         return Witness(w, public)
 
     def rows(w: np.ndarray):
@@ -77,6 +77,7 @@ def make_spec(kind, preset: str, params_dir: Path) -> CircuitSpec:
         public_inputs=public_inputs, working_bytes=working_bytes, family=kind.name, preset=preset,
         description=f"{kind.description} ({n.constraints:,} constraints x {kind.partitions} partition(s))",
         generate_vanilla=lambda seed=None: generate_vanilla(kind, preset, seed), compiled=compiled,
+        witness_vars=n.aux + n.inputs,
     )
 
 

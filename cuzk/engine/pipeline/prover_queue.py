@@ -23,6 +23,7 @@ class Member:
     w: object
     abc: tuple
     public_inputs: list
+    reuse_witness: bool = False  # w came from the engine's WitnessBuffers
 
 
 @dataclass
@@ -32,6 +33,7 @@ class SynthesizedUnit:
     lease: object  # srs.SrsLease
     reservation: object  # memory.Reservation
     slot: object = None  # in-flight slot (sequential mode), released with the unit
+    buffers: object = None  # resources.WitnessBuffers that the members' witnesses go back to
     attempt: int = 0
     _released: bool = field(default=False, repr=False)
 
@@ -48,6 +50,10 @@ class SynthesizedUnit:
         if self._released:
             return
         self._released = True
+        if self.buffers is not None:
+            for m in self.members:
+                if m.reuse_witness:
+                    self.buffers.give(m.w)
         self.members = []
         self.reservation.release()
         self.lease.release()

@@ -124,7 +124,11 @@ def synthesize_unit(engine, unit, slot, lane: str = "synth") -> None:
             try:
                 with tr.stage(lane, "witness", one):  # parsing the vanilla proof included
                     parsed = job.parse_once(lambda job=job: spec.parse(job.request))
-                    wit = spec.witness(parsed, p)
+                    if spec.witness_vars:
+                        buf = engine.witness_buffers.take((spec.witness_vars, 4))
+                        wit = spec.witness(parsed, p, out=buf)
+                    else:
+                        wit = spec.witness(parsed, p)
                 if rows_on_device:  # the prover evaluates the circuit where the witness goes
                     abc = spec.compiled()
                 else:
@@ -139,12 +143,12 @@ def synthesize_unit(engine, unit, slot, lane: str = "synth") -> None:
             job.add_time(synthesis_ms=ms)
             job.public_inputs[p] = wit.public_inputs
             engine.metrics.observe_phase(job, "synthesis", ms / 1e3)
-            members.append(Member(job, wit.w, abc, wit.public_inputs))
+            members.append(Member(job, wit.w, abc, wit.public_inputs, reuse_witness=bool(spec.witness_vars)))
         if len(members) < len(live):
             reservation.release(per_job * (len(live) - len(members)))
         if not members:
             raise Cancelled("no live jobs left in the unit")
-        item = SynthesizedUnit(unit, members, lease, reservation, slot)
+        item = SynthesizedUnit(unit, members, lease, reservation, slot, buffers=engine.witness_buffers)
         with tr.stage(lane, "handoff", {**info, "jobs": [m.job.job_id for m in members]}):
             engine.prover_queue.put(item)  # blocks while the prover queue is full
     except (Cancelled, ShuttingDown) as exc:
