@@ -28,7 +28,7 @@ from numba import njit
 from cuzk.field import fields_of
 
 from .coefficients import codes_to_field
-from .compiled import CompiledCircuit, CsrMatrix, _canonical_rows, _Table, pack_bits
+from .compiled import CompiledCircuit, CsrMatrix, _canonical_rows, _Table, pack_bits, sort_row_terms
 from .stamping import instantiate
 from .variable import columns
 
@@ -54,15 +54,7 @@ def peak_bytes_estimate(rows: int, nnz: int, num_aux: int) -> int:
 def _canon_row(cols, ids, lo, hi, small, is_small, zero_pid, pend_pos, pend_val, n_pend):
     """Sort cols[lo:hi] (with ids) by column, sum repeated columns, drop zeros, in place.
     -> (new end, pending count), or (BIG_MERGE, ...) for a repeat with a big coefficient."""
-    for j in range(lo + 1, hi):
-        c, v = cols[j], ids[j]
-        i = j - 1
-        while i >= lo and cols[i] > c:
-            cols[i + 1] = cols[i]
-            ids[i + 1] = ids[i]
-            i -= 1
-        cols[i + 1] = c
-        ids[i + 1] = v
+    sort_row_terms(cols, ids, lo, hi)
     w = lo
     i = lo
     while i < hi:

@@ -276,22 +276,28 @@ class _Table:
         return final
 
 
+@njit(cache=True, nogil=True, inline="always")
+def sort_row_terms(cols, ids, lo, hi):
+    """Insertion-sort the terms cols[lo:hi] (with their ids) by column, in place (rows are short)."""
+    for j in range(lo + 1, hi):
+        c, v = cols[j], ids[j]
+        i = j - 1
+        while i >= lo and cols[i] > c:
+            cols[i + 1] = cols[i]
+            ids[i + 1] = ids[i]
+            i -= 1
+        cols[i + 1] = c
+        ids[i + 1] = v
+
+
 @njit(cache=True, nogil=True)
 def _sort_rows(indptr, cols, ids):
-    """Insertion-sort each row's terms by column, in place (rows are short);
-    returns the number of repeated columns left adjacent."""
+    """Sort each row's terms by column, in place; returns the number of repeated
+    columns left adjacent."""
     dups = 0
     for r in range(len(indptr) - 1):
         lo, hi = indptr[r], indptr[r + 1]
-        for j in range(lo + 1, hi):
-            c, v = cols[j], ids[j]
-            i = j - 1
-            while i >= lo and cols[i] > c:
-                cols[i + 1] = cols[i]
-                ids[i + 1] = ids[i]
-                i -= 1
-            cols[i + 1] = c
-            ids[i + 1] = v
+        sort_row_terms(cols, ids, lo, hi)
         for j in range(lo + 1, hi):
             if cols[j] == cols[j - 1]:
                 dups += 1

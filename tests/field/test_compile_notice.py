@@ -54,7 +54,7 @@ def test_wait_notice_only_for_long_waits(monkeypatch, capsys):
     from cuzk.field import compile_notice
 
     monkeypatch.setenv("CUZK_PROGRESS", "1")
-    quick = compile_notice.after(0.2, "cuzk: slow thing")
+    quick = compile_notice.after(60, "cuzk: slow thing")
     quick.cancel()  # done before the delay: nothing printed
     slow = compile_notice.after(0.05, "cuzk: slow thing")
     slow.join(2)
