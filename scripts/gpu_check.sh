@@ -5,6 +5,7 @@
 #   scripts/gpu_check.sh [quick|tune|msm|tables|kernels|prove|full|gpus]
 #   tests: the GPU tests only; quick: tests + small benchmarks; tune: MSM kernel variants + tests; kernels: tests + the kernel
 #   benchmark; prove: the proof benchmark; full: all (may exceed one 600 s device call);
+#   sector: a 32g sector through daemons, one at a time (PRESET, COUNT, MODES, BATCH, SYNTH), then GPU engine tests;
 #   msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
 MODE=${1:-full}
@@ -43,6 +44,17 @@ if [ "$MODE" = gpus ]; then  # issue 8, on a two-GPU machine: one GPU against al
   timeout 560 python3 -m cuzk bench batch --compare-gpus --kind "${KIND:-porep-c2-like}" --preset "${PRESET:-small}" \
     --count "${COUNT:-16}" --rounds 2 --synthesis-threads "${SYNTH:-8}" --json "$OUT/compare_gpus.json" 2>&1 \
     | tail -40 | tee "$OUT/compare_gpus.txt"
+  save_cache; exit 0
+fi
+if [ "$MODE" = sector ]; then  # issue 17: a 32g sector through daemons (parameters made on the GPU in this run)
+  timeout ${SECTOR_S:-480} python3 -m cuzk bench batch --compare --kind porep-c2-like --preset "${PRESET:-32g}" \
+    --count "${COUNT:-2}" --rounds 1 --modes "${MODES:-pipelined,pipelined+batched}" --batch-size "${BATCH:-2}" \
+    --synthesis-threads "${SYNTH:-2}" --state-dir /tmp/cuzk-bench --json "$OUT/sector.json" \
+    --trace "$OUT/sector_trace.jsonl" 2>&1 | grep -v "in flight" | tail -40 | tee "$OUT/sector.txt"
+  df -h /tmp | tail -1 >> "$OUT/sector.txt"
+  left=$(( ${CALL_S:-590} - SECONDS ))  # the GPU tests the sector run did not exercise, in what time is left
+  [ "$left" -gt 30 ] && timeout "$left" python3 -m pytest -q -p no:cacheprovider -m gpu tests/engine/test_engine.py \
+    tests/groth16/test_prove_batch_prefetch.py --durations=6 2>&1 | tail -12 | tee "$OUT/sector_tests.txt"
   save_cache; exit 0
 fi
 if [ "$MODE" = setup ]; then  # issue 17: parameters made on the GPU (fixed-base kernel), engine's device rows

@@ -82,6 +82,10 @@ class Backend(ABC):
         """Give cached working memory back (after an out-of-memory error, before a retry).
         Host arrays are freed when dropped, so the CPU backend has nothing to do."""
 
+    def device_memory_in_use(self) -> int:
+        """Bytes this process holds on the device now (0 on the host: RSS covers it)."""
+        return 0
+
     def describe(self) -> str:
         return self.name
 

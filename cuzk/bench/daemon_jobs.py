@@ -154,6 +154,7 @@ def summarize(records: list[Record], wall_s: float, status=None) -> dict:
     if status is not None:
         out["daemon_peak_rss_bytes"] = status.peak_rss_bytes
         out["daemon_rss_bytes"] = status.rss_bytes
+        out["device_peak_bytes"] = max((g.vram_peak_bytes for g in status.gpus), default=0)
     return out
 
 

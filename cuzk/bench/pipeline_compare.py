@@ -71,9 +71,37 @@ def gpu_count() -> int:
     return int(cupy.cuda.runtime.getDeviceCount())
 
 
+def params_bytes_estimate(spec) -> int:
+    """An upper bound of a built-in circuit's decoded parameters, from its counts (no build):
+    G1 affine 96 B for H (domain), L (aux), A and B (every variable), G2 192 B for B."""
+    from cuzk.circuits import KINDS
+
+    kind = KINDS.get(spec.family)
+    if kind is None:
+        return 0
+    n = kind.counts(spec.preset)
+    domain = 1 << n.domain_log2
+    nvars = n.aux + n.inputs
+    return 96 * (domain + n.aux + 2 * nvars) + 192 * nvars
+
+
+def side_by_side_limit() -> tuple[int, str]:
+    """What the daemons' parameters must fit together: half the host memory, and the GPU's."""
+    from cuzk.engine.resources.memory import system_memory_bytes
+
+    limit, what = (system_memory_bytes() or 16 << 30) // 2, "half the host memory"
+    if gpu_count():
+        import cupy
+
+        vram = int(cupy.cuda.runtime.getDeviceProperties(0)["totalGlobalMem"])
+        if vram < limit:
+            limit, what = vram, "the GPU's memory"
+    return limit, what
+
+
 def run_compare(args, count: int, gpus: bool = False) -> int:
     """The same N proofs under each mode; `gpus`: on one GPU and on all of them."""
-    modes = GPU_MODES if gpus else MODES
+    modes = GPU_MODES if gpus else select_modes(getattr(args, "modes", None))
     base = modes[0]
     if gpus and gpu_count() < 2:
         raise BenchError(f"--compare-gpus needs at least two GPUs; this machine has {gpu_count()}")
@@ -85,47 +113,76 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
     rounds = max(1, args.rounds)
     cache = Path(args.state_dir) if args.state_dir else cache_dir() / "bench"
     param_dir = cache / "params"
+    need = params_bytes_estimate(spec)
+    limit, what = side_by_side_limit()
+    serial = len(modes) > 1 and (need * len(modes) > limit or getattr(args, "one_at_a_time", False))
     print(f"compare: {count} x {cid}, {rounds} round(s); synthesis threads {args.synthesis_threads}, prover "
           f"kernel threads {args.prover_threads or 'all'}; batched mode: batches of {batch}")
+    if serial and need * len(modes) > limit:
+        print(f"daemons one at a time: {len(modes)} x ~{need / 2**30:.1f} GiB of parameters exceed {what} "
+              f"({limit / 2**30:.0f} GiB); the first generates the parameters, the others read them")
     print("generating inputs ...", flush=True)
     vs = inputs(args, spec, count + 1)
     warm, vs = vs[0], vs[1:]
     runs = {m: [] for m in modes}
     exits = {}
     last_recs = ("", [])
-    traces: dict[str, str] = {}  # --trace: each mode's last round
+    traces: dict[str, str] = {}  # each mode's last round
     with tempfile.TemporaryDirectory(prefix="cuzk-compare-") as tmp:
         daemons = {}
+
+        def start(mode):
+            cfg = daemon_config(param_dir, spec, mode, batch, args.synthesis_threads, args.prover_threads)
+            print(f"[{mode}] starting daemon, loading parameters (the first run of a circuit compiles it and "
+                  "generates its parameters: minutes at 32g) ...", flush=True)
+            t0 = time.monotonic()
+            d = daemons[mode] = LocalDaemon(Path(tmp) / mode.replace("+", "_").replace(" ", "_"), cfg).start()
+            with d.client() as c:
+                c.preload(cid)
+                t1 = time.monotonic()
+                w = c.prove(circuit_id=cid, vanilla_proof=warm)
+                if w.status != 1:
+                    raise BenchError(f"warm-up proof failed: {w.error_message}\n{d.log_text()}")
+            print(f"[{mode}] ready: parameters in {t1 - t0:.1f} s, warm-up job {time.monotonic() - t1:.1f} s",
+                  flush=True)
+
+        def measure(mode, r):
+            nonlocal last_recs
+            with daemons[mode].client() as c:
+                started = time.monotonic()
+                recs, wall = run_jobs(c, [(cid, v, 0) for v in vs], f"round {r + 1} {mode}", spec_lookup)
+                trace = fetch_trace(c, started, mode)
+                if r == rounds - 1:
+                    traces[mode] = trace
+                if not args.no_verify:
+                    verify_records(c, recs)
+                summary = summarize(recs, wall, c.status())
+            summary.update(trace_figures(trace))
+            summary["round"] = r + 1
+            runs[mode].append({"summary": summary, "records": [x.as_json() for x in recs]})
+            print(f"  round {r + 1} {mode:<18} {summary['proofs_per_min']:8.2f} proofs/min "
+                  f"({summary['completed']}/{summary['count']} completed, {summary['verified']} verified)")
+            last_recs = (mode, recs)
+
         try:
-            for mode in modes:  # all up at once (idle daemons cost no CPU), so rounds can alternate
-                cfg = daemon_config(param_dir, spec, mode, batch, args.synthesis_threads, args.prover_threads)
-                print(f"[{mode}] starting daemon ...", flush=True)
-                d = daemons[mode] = LocalDaemon(Path(tmp) / mode.replace("+", "_"), cfg).start()
-                with d.client() as c:
-                    c.preload(cid)
-                    w = c.prove(circuit_id=cid, vanilla_proof=warm)
-                    if w.status != 1:
-                        raise BenchError(f"warm-up proof failed: {w.error_message}\n{d.log_text()}")
-            for r in range(rounds):
-                order = modes[r % len(modes):] + modes[:r % len(modes)]  # rotate, so no mode always runs first
-                for mode in order:
-                    with daemons[mode].client() as c:
-                        started = time.monotonic()
-                        recs, wall = run_jobs(c, [(cid, v, 0) for v in vs], f"round {r + 1} {mode}", spec_lookup)
-                        if args.trace and r == rounds - 1:
-                            traces[mode] = fetch_trace(c, started, mode)
-                        if not args.no_verify:
-                            verify_records(c, recs)
-                        summary = summarize(recs, wall, c.status())
-                    summary["round"] = r + 1
-                    runs[mode].append({"summary": summary, "records": [x.as_json() for x in recs]})
-                    print(f"  round {r + 1} {mode:<18} {summary['proofs_per_min']:8.2f} proofs/min "
-                          f"({summary['completed']}/{summary['count']} completed, {summary['verified']} verified)")
-                    last_recs = (mode, recs)
+            if serial:  # one daemon at a time: all rounds of a mode, then the next mode
+                for mode in modes:
+                    start(mode)
+                    for r in range(rounds):
+                        measure(mode, r)
+                    exits[mode] = daemons.pop(mode).terminate()
+            else:
+                for mode in modes:  # all up at once (idle daemons cost no CPU), so rounds can alternate
+                    start(mode)
+                for r in range(rounds):
+                    order = modes[r % len(modes):] + modes[:r % len(modes)]  # rotate, so no mode always runs first
+                    for mode in order:
+                        measure(mode, r)
         finally:
             for mode, d in daemons.items():
                 exits[mode] = d.terminate()
-    write_trace(args.trace, "".join(traces.get(m, "") for m in modes))
+    if args.trace:
+        write_trace(args.trace, "".join(traces.get(m, "") for m in modes))
     print(f"\nlast run ({last_recs[0]}):")
     print_records(last_recs[1])
     rows = []
@@ -138,22 +195,61 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
         table[mode] = {"proofs_per_min": ppm, "median_proofs_per_min": statistics.median(ppm),
                        f"ratio_vs_{base.replace(' ', '_')}_median": round(statistics.median(paired), 3),
                        f"ratio_vs_{base.replace(' ', '_')}_per_round": [round(x, 3) for x in paired],
-                       "daemon_exit": exits.get(mode)}
+                       "s_per_job": [round(60 / x, 2) if x else None for x in ppm],
+                       **{k: last.get(k) for k in FIGURES}, "daemon_exit": exits.get(mode)}
         rows.append({"mode": mode, "ppm": f"{statistics.median(ppm):.2f}",
+                     "spj": f"{60 / statistics.median(ppm):.1f}" if statistics.median(ppm) else "-",
                      "all": " ".join(f"{x:.1f}" for x in ppm),
                      "ratio": f"{statistics.median(paired):.2f}x",
                      "ok": f"{sum(x['summary']['completed'] for x in runs[mode])}/{count * rounds}",
                      "verified": str(sum(x["summary"]["verified"] for x in runs[mode])),
+                     "gpu": _pct(last.get("gpu_busy")), "synth_busy": _pct(last.get("synthesis_busy")),
                      **{n: last["avg_" + k] for k, n in PHASES},
-                     "rss": f"{last.get('daemon_peak_rss_bytes', 0) / 2**20:.0f}"})
-    print(f"\n=== {cid}: {count} proofs x {rounds} round(s), {len(modes)} ways (ratios: median of per-round "
-          f"ratios) ===")
-    print_table(rows, [("mode", "mode"), ("ok", "completed"), ("verified", "verified"), ("ppm", "median proofs/min"),
-                       ("all", "per round"), ("ratio", f"vs {base}")]
-                + [(n, f"{n} ms") for _, n in PHASES] + [("rss", "peak RSS MiB")])
-    print("(phase columns: averages per job in the last round)")
+                     "rss": f"{last.get('daemon_peak_rss_bytes', 0) / 2**30:.1f}",
+                     "vram": f"{last.get('device_peak_bytes', 0) / 2**30:.1f}"})
+    job = f"{spec.num_partitions}-partition job" if spec.num_partitions > 1 else "job"
+    print(f"\n=== {cid}: {count} jobs x {rounds} round(s), {len(modes)} ways (ratios: median of per-round "
+          f"ratios; a job is one {job}) ===")
+    print_table(rows, [("mode", "mode"), ("ok", "completed"), ("verified", "verified"), ("ppm", "median jobs/min"),
+                       ("spj", "s/job"), ("all", "per round"), ("ratio", f"vs {base}"), ("gpu", "GPU busy"),
+                       ("synth_busy", "synth busy")]
+                + [(n, f"{n} ms") for _, n in PHASES] + [("rss", "peak RSS GiB"), ("vram", "peak GPU GiB")])
+    print("(phase columns: averages per job in the last round; GPU busy: device-timed prover phases over the run; "
+          "synth busy: synthesis workers)")
     write_json(args.json, {"command": "batch --compare-gpus" if gpus else "batch --compare", "circuit_id": cid, "count": count, "rounds": rounds,
                            "batch_size": batch, "synthesis_threads": args.synthesis_threads,
-                           "prover_threads": args.prover_threads, "table": table, "runs": runs})
+                           "prover_threads": args.prover_threads, "one_at_a_time": serial,
+                           "table": table, "runs": runs})
     ok = all(x["summary"]["failed"] == 0 and x["summary"]["unverified"] == 0 for m in modes for x in runs[m])
     return 0 if ok and all(v == 0 for v in exits.values()) else 1
+
+
+FIGURES = ("gpu_busy", "synthesis_busy", "prover_busy", "daemon_peak_rss_bytes", "device_peak_bytes")
+
+
+def select_modes(text: str | None) -> tuple[str, ...]:
+    if not text:
+        return MODES
+    picked = tuple(m.strip() for m in text.split(",") if m.strip())
+    bad = [m for m in picked if m not in MODES]
+    if bad or not picked:
+        raise BenchError(f"--modes: unknown mode(s) {', '.join(bad) or '(none)'}; choose from {', '.join(MODES)}")
+    return picked
+
+
+def trace_figures(trace: str) -> dict:
+    """Busy fractions of one run from the daemon's trace (cuzk.bench.trace_summary)."""
+    from .trace_file import parse_trace
+    from .trace_summary import device_busy, pool_busy
+
+    runs = parse_trace(trace) if trace else []
+    if not runs:
+        return {}
+    run = runs[0]
+    dev = device_busy(run)
+    return {"gpu_busy": max(dev.values()) if dev else None, "synthesis_busy": pool_busy(run, "synthesis"),
+            "prover_busy": pool_busy(run, "prover")}
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{x:.0%}"

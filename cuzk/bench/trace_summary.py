@@ -52,6 +52,19 @@ def pool_busy(run: Run, kind: str, lo: float | None = None, hi: float | None = N
     return sum(union_length(busy_intervals(run, ln, kind), lo, hi) for ln in lanes) / (len(lanes) * (hi - lo))
 
 
+def device_busy(run: Run) -> dict[str, float]:
+    """Per device ("cuda:0"), the fraction of the run in which it executed proof work: the union
+    of the device-timed prover phases (CUDA events) on all of its workers' lanes."""
+    lo, hi = run.start, run.end
+    out = {}
+    for dev in sorted({ln.get("device", "") for ln in run.lanes if ln["kind"] == "prover"} - {""}):
+        lanes = {ln["lane"] for ln in run.lanes if ln.get("device") == dev}
+        iv = [(s["t0"], s["t1"]) for s in run.spans if s["lane"] in lanes and s.get("depth", 0) == 2]
+        if iv and hi > lo:
+            out[dev] = union_length(iv, lo, hi) / (hi - lo)
+    return out
+
+
 def pool_blocked(run: Run) -> float:
     lanes = run.lanes_of("synthesis")
     span = run.end - run.start

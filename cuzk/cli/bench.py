@@ -271,6 +271,10 @@ def _register_daemon(bsub) -> None:
     b.add_argument("--state-dir", help="--compare: where the daemons keep parameters (default "
                    f"{cache_dir() / 'bench'}, from $XDG_CACHE_HOME)")
     b.add_argument("--rounds", type=int, default=3, help="--compare: rounds, modes alternating (default 3)")
+    b.add_argument("--one-at-a-time", action="store_true", help="--compare: run the daemons one after another "
+                   "(automatic when their parameters would not fit in memory side by side, e.g. 32g)")
+    b.add_argument("--modes", help="--compare: the modes to run, comma-separated (default all: sequential,"
+                   "pipelined,pipelined+batched); the first is the ratios' reference")
     b.set_defaults(func=_batch)
 
     st = bsub.add_parser("stress", parents=[common], help="keep N jobs of mixed kinds in flight for a while",

@@ -20,7 +20,7 @@ import logging
 import threading
 import time
 
-from .catalog.registry import CircuitRegistry
+from .catalog.registry import CircuitRegistry, host_working_bytes
 from .catalog.served import build_registry
 from .config import EngineConfig
 from .errors import BudgetTooSmall, QueueFull, ShuttingDown
@@ -182,6 +182,12 @@ class Engine(ProvingEngine):
     def closing(self) -> bool:
         return self._closing
 
+    def rows_on_device(self, spec) -> bool:
+        """Whether a, b, c of `spec` are evaluated by the prover on its GPU (the witness alone
+        crosses the bus), rather than by synthesis on the host."""
+        return (spec.compiled is not None and not self.config.synthesis.check_witness
+                and all(d.kind == "cuda" for d in self.devices))
+
     # ---- jobs ----------------------------------------------------------------------------
     def submit(self, request: ProofRequest, client: str = "") -> SubmitResult:
         """Accept a job (durably, with a journaling store). `client` names the submitter for
@@ -191,7 +197,7 @@ class Engine(ProvingEngine):
         job = Job(job_id, request, spec, priority, next(self._seq))
         job.client = client
         job.on_terminal.append(self._on_terminal)
-        need = spec.working_bytes()
+        need = host_working_bytes(spec, self.rows_on_device(spec))
         if need > self.budget.total:
             raise BudgetTooSmall(f"{spec.circuit_id}: one partition needs {format_size(need)} of working memory but "
                                  f"the budget (memory.total_budget) is {format_size(self.budget.total)}")
@@ -328,7 +334,7 @@ class Engine(ProvingEngine):
                 except Exception:
                     kind = ""
             devices.append(DeviceStatus(d.ordinal, d.name, d.kind, d.workers, len(d.current), d.vram_total,
-                                        current[0][0] if current else "", kind))
+                                        current[0][0] if current else "", kind, d.vram_peak))
         rss, peak = rss_bytes()
         pinned_limit = self.srs.pinned_budget or self.budget.total
         totals = self.store.ended()

@@ -82,6 +82,7 @@ class DeviceStatus:
     vram_total: int
     current_job_id: str
     current_proof_kind: str
+    vram_peak: int = 0  # bytes in use on the device after a proof, at most (0: CPU)
 
 
 @dataclass

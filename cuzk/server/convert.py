@@ -76,7 +76,7 @@ def status_to_proto(s: EngineStatus) -> pb.GetStatusResponse:
     return pb.GetStatusResponse(
         gpus=[pb.GPUStatus(ordinal=d.ordinal, name=d.name, vram_total_bytes=d.vram_total, current_job_id=d.current_job_id,
                            current_proof_kind=d.current_proof_kind, backend=d.kind, workers=d.workers,
-                           busy_workers=d.busy_workers) for d in s.devices],
+                           busy_workers=d.busy_workers, vram_peak_bytes=d.vram_peak) for d in s.devices],
         loaded_srs=[pb.SRSStatus(circuit_id=i.circuit_id, tier=int(i.tier), size_bytes=i.size_bytes,
                                  ref_count=max(0, i.ref_count), source=i.source) for i in s.srs],
         queues=[pb.QueueStatus(proof_kind=q.proof_kind, pending=q.pending, in_progress=q.in_progress,

@@ -125,6 +125,13 @@ class CudaBackend(Backend):
             self.device.synchronize()  # blocks still in use by queued kernels must not be handed out
             cp.get_default_memory_pool().free_all_blocks()
 
+    def device_memory_in_use(self) -> int:
+        """The device's used bytes as the driver sees them (every context on it, CuPy's
+        pool and cached blocks included): what another process on this GPU cannot have."""
+        with self.device:
+            free, total = cp.cuda.runtime.memGetInfo()
+        return int(total - free)
+
     def describe(self) -> str:
         props = cp.cuda.runtime.getDeviceProperties(self.device_id)
         return f"cuda:{self.device_id} ({props['name'].decode()}, {props['multiProcessorCount']} SMs)"

@@ -76,6 +76,15 @@ def working_bytes_estimate(num_vars: int, num_rows: int) -> int:
     return 32 * (num_vars + 3 * num_rows + 9 * domain)
 
 
+def host_working_bytes(spec: "CircuitSpec", rows_on_device: bool) -> int:
+    """Host bytes one partition holds from synthesis until its proof: with the rows and the
+    prover's temporaries on a GPU, only the witness and its pinned staging copy (4.2 GB each
+    at 32g, against ~55 GB for the host path's a, b, c and H vectors)."""
+    if rows_on_device and spec.witness_vars:
+        return 2 * 32 * spec.witness_vars
+    return spec.working_bytes()
+
+
 class CircuitRegistry:
     def __init__(self, default_preset: str = "tiny"):
         self.default_preset = default_preset

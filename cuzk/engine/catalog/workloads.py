@@ -65,11 +65,11 @@ def make_spec(kind, preset: str, params_dir: Path) -> CircuitSpec:
     def public_inputs(req: ProofRequest) -> list[list[int]]:
         return kind.public_inputs(preset, parse(req))
 
-    def working_bytes() -> int:
-        cc = compiled()
-        return working_bytes_estimate(cc.num_vars, cc.num_rows)
-
     n = kind.counts(preset)
+
+    def working_bytes() -> int:  # from the counts: a submit never waits for the circuit to compile
+        return working_bytes_estimate(n.aux + n.inputs, n.rows)
+
     return CircuitSpec(
         circuit_id=cid, proof_kind=ProofKind[kind.proof_kind], curve=kind.curve, num_partitions=kind.partitions,
         batchable=kind.batchable, default_priority=Priority[kind.default_priority],

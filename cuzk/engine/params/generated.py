@@ -42,15 +42,20 @@ class GeneratedParams(BellpersonParams):
             with open(self.stem().with_suffix(".lock"), "a+b") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)
                 if not self.path.exists():
-                    self._generate()
+                    # the key just made is the file's content: use it as it is rather than decode
+                    # the file back (47.5 GB at 32g); a later open (after eviction) reads the file
+                    return self._generate()
         return super().open()
 
-    def _generate(self) -> None:
+    def _generate(self):
         cc = self.compiled()
         log.info("generating parameters of %s (%d constraints; once, kept in %s)", self.circuit_id,
                  cc.num_constraints, self.directory)
         t0 = time.perf_counter()
         pk = setup.generate(cc, progress=False)
         write_vk(self.stem().with_suffix(".vk"), pk.vk)
+        t1 = time.perf_counter()
         write_params(self.path, pk)  # written last, atomically: its presence means complete
-        log.info("parameters of %s generated in %.1f s", self.circuit_id, time.perf_counter() - t0)
+        log.info("parameters of %s generated in %.1f s, written in %.1f s (%.1f GB)", self.circuit_id, t1 - t0,
+                 time.perf_counter() - t1, self.path.stat().st_size / 1e9)
+        return pk

@@ -151,7 +151,10 @@ class SrsManager:
                 for name in list(pk.vectors):
                     arr = pk.bases(name)
                     if self.pin is not None:
-                        pk._cache[name] = self.pin(arr)
+                        pk._cache[name] = pinned = self.pin(arr)
+                        if not callable(pk.vectors[name]):  # a key made in memory: keep one copy, not two
+                            pk.vectors[name] = pinned
+                        del arr, pinned
             except BaseException:
                 reservation.release()
                 raise
@@ -236,7 +239,7 @@ class SrsManager:
     def _drop_locked(self, entry: _Entry, to: Tier = Tier.COLD) -> int:
         """HOT -> WARM forgets the decoded vectors; -> COLD also closes the key."""
         freed = entry.hot_bytes
-        if to == Tier.WARM and entry.pk is not None:
+        if to == Tier.WARM and entry.pk is not None and all(callable(v) for v in entry.pk.vectors.values()):
             entry.pk.drop_decoded()
             entry.tier = Tier.WARM
         else:

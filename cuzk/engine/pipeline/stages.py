@@ -26,6 +26,7 @@ from cuzk.errors import CuzkError
 from cuzk.formats import proof_bytes
 from cuzk.groth16.prover import prove_batch
 
+from ..catalog.registry import host_working_bytes
 from ..errors import BudgetTooSmall, Cancelled, ShuttingDown
 from ..observe.trace import prover_lane, synthesis_lane, unit_info
 from .prover_queue import Member, SynthesizedUnit
@@ -108,13 +109,12 @@ def synthesize_unit(engine, unit, slot, lane: str = "synth") -> None:
         if load_ms:
             for job in live:
                 job.add_time(srs_load_ms=load_ms)
-        per_job = spec.working_bytes()
+        rows_on_device = engine.rows_on_device(spec)
+        per_job = host_working_bytes(spec, rows_on_device)
         with tr.stage(lane, "memory_wait", info):
             reservation = engine.budget.acquire(per_job * len(live), key=unit.key, cancelled=abandoned,
                                                 what=f"{spec.circuit_id} partition {p} x{len(live)}")
         tr.sample_memory()
-        rows_on_device = (spec.compiled is not None and not engine.config.synthesis.check_witness
-                          and all(d.kind == "cuda" for d in engine.devices))
         members = []
         for job in live:
             if job.terminal:
@@ -244,6 +244,7 @@ def prove_item(engine, device, worker_id: int, item: SynthesizedUnit) -> None:
         # on a GPU the lock covers each proof's device work only (see prove_batch)
         lock = device.lock if device.kind == "cuda" else None
         proofs = prove_batch(pk, [(m.w, m.abc) for m in members], device.backend, device_lock=lock)
+        device.sample_memory()
     except Exception as exc:
         tr.clear_active(lane)
         tr.span(lane, "prove", info, pt0, tr.now(), ok=False)

@@ -31,6 +31,10 @@ class Device:
     lock: threading.Lock = field(default_factory=threading.Lock)
     recent: deque = field(default_factory=lambda: deque(maxlen=RECENT))
     current: dict = field(default_factory=dict)  # worker id -> (job ids, circuit id)
+    vram_peak: int = 0  # the most device memory seen in use after a proof (its pool keeps the blocks)
+
+    def sample_memory(self) -> None:
+        self.vram_peak = max(self.vram_peak, int(self.backend.device_memory_in_use()))
 
     def holds(self, circuit_id: str) -> bool:
         return circuit_id in self.recent
