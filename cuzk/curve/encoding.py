@@ -11,10 +11,15 @@ three bits of the first byte are flags:
                       (Fq2: compare c1, or c0 when c1 == 0)
 
 Decoders take n concatenated encodings (bytes, memoryview, mmap or uint8
-array) and return `uint64[n, 2, ...]` affine points. Every check runs over the
-whole buffer at once; the first failing check raises `FormatError` (layout:
-length, flags, coordinate >= p) or `ValidationError` (mathematics: no square
-root, off curve, outside the subgroup), naming the element indices.
+array) and return `uint64[n, 2, ...]` affine points. Checks run CHUNK points
+at a time, in a fixed order; the first failing check of the first failing
+chunk raises `FormatError` (layout: length, flags, coordinate >= p) or
+`ValidationError` (mathematics: no square root, off curve, outside the
+subgroup), naming the element indices.
+
+The uncompressed form (.params files, tens of GB) goes through the parallel
+kernels of `encoding_kernels`, one pass per point on every core; the
+compressed form (proofs, keys: a few points) stays on the numpy path below.
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ from __future__ import annotations
 import numpy as np
 
 from cuzk.errors import FormatError, ValidationError
+from cuzk.field.threads import threads_for
 
+from . import encoding_kernels as ek
 from .curves import Group
 from .subgroup import as_points, curve_b, describe_indices, in_subgroup
 
@@ -31,6 +38,22 @@ INFINITY = 0x40
 SORT = 0x20
 FLAGS = COMPRESSED | INFINITY | SORT
 CHUNK = 1 << 16  # points per vectorized pass; bounds the temporaries on huge inputs
+BLOCK_CHUNKS = 16  # chunks per parallel kernel call when decoding: bounds the failure-bit buffer
+
+# Problems in the order they are checked; each names the failing elements of its chunk.
+NOT_COMPRESSED = "compression flag (0x80) is not set in a compressed encoding"
+INF_SORT = "infinity flag (0x40) together with the sort flag (0x20)"
+INF_BITS = "infinity flag (0x40) with nonzero coordinate bits"
+NON_CANONICAL = "coordinate is not canonical (>= the field modulus p)"
+NOT_SUBGROUP = "point is not in the prime-order subgroup"
+UNCOMPRESSED_CHECKS = (  # (failure bit of the decode kernel, error class, problem)
+    (ek.BAD_COMPRESSED, FormatError, "compression flag (0x80) is set in an uncompressed encoding"),
+    (ek.BAD_SORT, FormatError, "sort flag (0x20) is set in an uncompressed encoding"),
+    (ek.BAD_INF_SORT, FormatError, INF_SORT),
+    (ek.BAD_INF_BITS, FormatError, INF_BITS),
+    (ek.BAD_CANONICAL, FormatError, NON_CANONICAL),
+    (ek.BAD_CURVE, ValidationError, "point is not on the curve"),
+)
 
 
 def _check_group(group: Group) -> None:
@@ -94,27 +117,32 @@ def lexicographically_largest(group: Group, y: np.ndarray) -> np.ndarray:
 
 def encode_points(group: Group, points, *, compressed: bool = True) -> bytes:
     """Affine points (Montgomery limbs, infinity all-zero) -> concatenated encodings."""
+    return encode_array(group, points, compressed=compressed).tobytes()
+
+
+def encode_array(group: Group, points, *, compressed: bool = True) -> np.ndarray:
+    """Like encode_points, as uint8[n, size]: a writer passes it to write() without a copy to bytes."""
     _check_group(group)
     pts = as_points(group, points)
     n = pts.shape[0]
     out = np.empty((n, encoded_size(group, compressed)), dtype=np.uint8)
+    if not compressed:
+        with threads_for(n):
+            getattr(ek.kernels(), f"{group.name}_encode_uncompressed")(pts, out)
+        return out
     for lo in range(0, n, CHUNK):
-        out[lo : lo + CHUNK] = _encode_chunk(group, pts[lo : lo + CHUNK], compressed)
-    return out.tobytes()
+        out[lo : lo + CHUNK] = _encode_compressed(group, pts[lo : lo + CHUNK])
+    return out
 
 
-def _encode_chunk(group: Group, pts: np.ndarray, compressed: bool) -> np.ndarray:
+def _encode_compressed(group: Group, pts: np.ndarray) -> np.ndarray:
     n, fq = pts.shape[0], _fq(group)
     inf = ~pts.reshape(n, -1).any(axis=1)
-    canon = fq.from_mont(pts.reshape(-1, fq.limbs)).reshape(pts.shape)
-    x = _to_wire(group, canon[:, 0])
-    parts = [x] if compressed else [x, _to_wire(group, canon[:, 1])]
-    coords = np.concatenate(parts, axis=1)  # [n, k, L]
-    body = _limbs_to_be(coords.reshape(-1, fq.limbs), fq.nbytes).reshape(n, -1).copy()
-    flags = np.where(inf, INFINITY, 0).astype(np.uint8)
-    if compressed:
-        flags |= COMPRESSED
-        flags |= np.where(~inf & lexicographically_largest(group, pts[:, 1]), SORT, 0).astype(np.uint8)
+    canon = fq.from_mont(pts[:, 0].reshape(-1, fq.limbs)).reshape(pts[:, 0].shape)
+    x = np.ascontiguousarray(_to_wire(group, canon))  # [n, k, L]
+    body = _limbs_to_be(x.reshape(-1, fq.limbs), fq.nbytes).reshape(n, -1).copy()
+    flags = np.where(inf, INFINITY, 0).astype(np.uint8) | COMPRESSED
+    flags |= np.where(~inf & lexicographically_largest(group, pts[:, 1]), SORT, 0).astype(np.uint8)
     body[:, 0] |= flags
     return body
 
@@ -158,17 +186,62 @@ def decode_points(
     and the curve equation are always checked. `what` names the data in
     error messages (e.g. "params.h").
     """
+    if not compressed:
+        return decode_uncompressed(group, data, check_subgroup=check_subgroup, count=count, what=what)[0]
     _check_group(group)
     raw = _raw(group, data, encoded_size(group, compressed), count, what)
     n = raw.shape[0]
     out = np.empty((n, 2) + group.coord, dtype=np.uint64)
     for lo in range(0, n, CHUNK):
         chunk = raw[lo : lo + CHUNK]
-        out[lo : lo + CHUNK] = _decode_chunk(group, chunk, compressed, check_subgroup, what, lo)
+        out[lo : lo + CHUNK] = _decode_compressed(group, chunk, check_subgroup, what, lo)
     return out
 
 
-def _decode_chunk(group: Group, raw, compressed: bool, check_subgroup: bool, what: str, offset: int):
+def decode_uncompressed(
+    group: Group, data, *, check_subgroup: bool = True, count: int | None = None, what: str = "point"
+) -> tuple[np.ndarray, int]:
+    """decode_points(compressed=False), plus the index of the first point at infinity (-1: none).
+
+    The index comes out of the decoding pass itself, so a .params reader can
+    reject infinity without reading tens of GB once more. Decoding runs on all
+    cores, a block of chunks per kernel call; the kernel records failure bits
+    instead of raising, and the first chunk with a failure (the subgroup
+    check counts only for points that passed the others) is then reported
+    exactly as a chunk-by-chunk check would.
+    """
+    _check_group(group)
+    raw = _raw(group, data, encoded_size(group, False), count, what)
+    n, step = raw.shape[0], CHUNK * BLOCK_CHUNKS
+    out = np.empty((n, 2) + group.coord, dtype=np.uint64)
+    kernel = getattr(ek.kernels(), f"{group.name}_decode_uncompressed")
+    bits = np.empty(min(n, step), dtype=np.uint8)
+    first_inf = -1
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        b = bits[: hi - lo]
+        with threads_for(hi - lo):
+            kernel(raw[lo:hi], out[lo:hi], b)
+        failed = np.flatnonzero(b & ek.BAD_ANY)
+        first = lo + (int(failed[0]) // CHUNK * CHUNK if failed.size else hi - lo)  # first failing chunk
+        if check_subgroup and first > lo:
+            sub = in_subgroup(group, out[lo:first])
+            if not sub.all():
+                at = lo + int(np.argmin(sub)) // CHUNK * CHUNK
+                _fail(ValidationError, group, what, ~sub[at - lo : at - lo + CHUNK], at, NOT_SUBGROUP)
+        if failed.size:
+            chunk = b[first - lo : first - lo + CHUNK]
+            for bit, cls, problem in UNCOMPRESSED_CHECKS:
+                mask = (chunk & bit) != 0
+                if mask.any():
+                    _fail(cls, group, what, mask, first, problem)
+        if first_inf < 0:
+            inf = np.flatnonzero(b & ek.IS_INFINITY)
+            first_inf = lo + int(inf[0]) if inf.size else -1
+    return out, first_inf
+
+
+def _decode_compressed(group: Group, raw, check_subgroup: bool, what: str, offset: int):
     """Decode uint8[n, size] whose first row is element `offset` of the whole input."""
     fq, k = _fq(group), _ncoords(group)
     n = raw.shape[0]
@@ -180,17 +253,7 @@ def _decode_chunk(group: Group, raw, compressed: bool, check_subgroup: bool, wha
     comp = (flags & COMPRESSED) != 0
 
     nonzero = body.any(axis=1)
-    if compressed:
-        layout = [(~comp, "compression flag (0x80) is not set in a compressed encoding")]
-    else:
-        layout = [
-            (comp, "compression flag (0x80) is set in an uncompressed encoding"),
-            (sort, "sort flag (0x20) is set in an uncompressed encoding"),
-        ]
-    layout += [
-        (inf & sort, "infinity flag (0x40) together with the sort flag (0x20)"),
-        (inf & nonzero, "infinity flag (0x40) with nonzero coordinate bits"),
-    ]
+    layout = [(~comp, NOT_COMPRESSED), (inf & sort, INF_SORT), (inf & nonzero, INF_BITS)]
     for bad, problem in layout:
         if bad.any():
             _fail(FormatError, group, what, bad, offset, problem)
@@ -198,35 +261,25 @@ def _decode_chunk(group: Group, raw, compressed: bool, check_subgroup: bool, wha
     limbs = _be_to_limbs(body.reshape(-1, fq.nbytes), fq.limbs)
     canonical = fq.is_canonical(limbs).reshape(n, -1).all(axis=1)
     if not canonical.all():
-        problem = "coordinate is not canonical (>= the field modulus p)"
-        _fail(FormatError, group, what, ~canonical, offset, problem)
-    mont = fq.to_mont(limbs).reshape((n, -1, k, fq.limbs))
-    x = _from_wire(group, mont[:, 0])
+        _fail(FormatError, group, what, ~canonical, offset, NON_CANONICAL)
+    x = _from_wire(group, fq.to_mont(limbs).reshape((n, k, fq.limbs)))
     finite = ~inf
 
-    if compressed:
-        field = group.field
-        rhs = field.add(field.mul(field.sqr(x), x), np.broadcast_to(curve_b(group), x.shape).copy())
-        ok, y = field.sqrt(rhs)
-        if not (ok | inf).all():
-            problem = "x is not the x-coordinate of a curve point (x^3 + b is not a square)"
-            _fail(ValidationError, group, what, ~ok & finite, offset, problem)
-        flip = finite & (lexicographically_largest(group, y) != sort)
-        if flip.any():
-            y[flip] = field.neg(y[flip])
-    else:
-        y = _from_wire(group, mont[:, 1])
+    field = group.field
+    rhs = field.add(field.mul(field.sqr(x), x), np.broadcast_to(curve_b(group), x.shape).copy())
+    ok, y = field.sqrt(rhs)
+    if not (ok | inf).all():
+        problem = "x is not the x-coordinate of a curve point (x^3 + b is not a square)"
+        _fail(ValidationError, group, what, ~ok & finite, offset, problem)
+    flip = finite & (lexicographically_largest(group, y) != sort)
+    if flip.any():
+        y[flip] = field.neg(y[flip])
 
     pts = np.zeros((n, 2) + group.coord, dtype=np.uint64)
     pts[finite, 0] = x[finite]
     pts[finite, 1] = y[finite]
-    if not compressed:
-        # (0, 0) is our internal infinity, so an unflagged all-zero point must be caught here.
-        on = group.is_on_curve(pts) & (inf | nonzero)
-        if not on.all():
-            _fail(ValidationError, group, what, ~on, offset, "point is not on the curve")
     if check_subgroup:
         sub = in_subgroup(group, pts)
         if not sub.all():
-            _fail(ValidationError, group, what, ~sub, offset, "point is not in the prime-order subgroup")
+            _fail(ValidationError, group, what, ~sub, offset, NOT_SUBGROUP)
     return pts

@@ -23,13 +23,15 @@ import mmap
 import os
 import struct
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from cuzk.curve import BLS12_381
-from cuzk.curve.encoding import decode_points, encode_points
+from cuzk.curve.encoding import decode_points, decode_uncompressed, encode_array, encode_points
 from cuzk.errors import FormatError, ValidationError
 from cuzk.groth16.keys import H_BELLPERSON, Proof, ProvingKey, VerifyingKey, density_vars
 
@@ -57,8 +59,10 @@ def _no_infinity(pts: np.ndarray, what: str) -> np.ndarray:
 def _decode(buf, offset: int, count: int, group: str, what: str, checked: bool) -> np.ndarray:
     size = _size(group)
     data = memoryview(buf)[offset : offset + count * size]
-    pts = decode_points(_group(group), data, compressed=False, check_subgroup=checked, count=count, what=what)
-    return _no_infinity(pts, what)
+    pts, inf = decode_uncompressed(_group(group), data, check_subgroup=checked, count=count, what=what)
+    if inf >= 0:  # found while decoding: no second pass over a many-GB vector
+        raise ValidationError(f"{what}: element {inf} is the point at infinity")
+    return pts
 
 
 def _u32(buf, offset: int, what: str) -> int:
@@ -185,24 +189,50 @@ def open_params(path, circuit, checked: bool = True) -> ProvingKey:
 
 
 def write_params(path, pk: ProvingKey) -> None:
+    """Written in chunks of encoded points, so a 2^27 key (~48 GB) never exists twice in memory.
+
+    Each chunk is encoded on all cores while the previous one is written
+    (`_atomic_write` pulls the next part on a second thread).
+    """
     if pk.h_convention != H_BELLPERSON:
         raise ValueError("only bellperson-convention keys can be written as .params")
-    parts = [vk_bytes(pk.vk)]
-    for name, grp in SECTIONS:
-        pts = pk.bases(name)
-        parts.append(struct.pack(">I", pts.shape[0]))
-        parts.append(encode_points(_group(grp), pts, compressed=False))
-    _atomic_write(path, parts)
+
+    def parts():
+        yield vk_bytes(pk.vk)
+        for name, grp in SECTIONS:
+            pts = pk.bases(name)
+            yield struct.pack(">I", pts.shape[0])
+            for i in range(0, pts.shape[0], WRITE_CHUNK):
+                yield encode_array(_group(grp), pts[i : i + WRITE_CHUNK], compressed=False)
+
+    _atomic_write(path, parts())
+
+
+WRITE_CHUNK = 1 << 20  # points encoded at a time: 96-192 MB; two chunks are in memory at once
 
 
 def _atomic_write(path, parts) -> None:
+    """Write bytes-like `parts` to a temp file, fsync, rename.
+
+    Part k+1 is produced on a helper thread (with the caller's numba thread
+    count, which is per thread) while part k is written.
+    """
     tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"  # concurrent writers never share one
-    with open(tmp, "wb") as fh:
-        for p in parts:
-            fh.write(p)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    threads = numba.get_num_threads()
+    try:
+        with (open(tmp, "wb") as fh,
+              ThreadPoolExecutor(1, "params-encode", numba.set_num_threads, (threads,)) as ahead):
+            it = iter(parts)
+            nxt = ahead.submit(next, it, None)
+            while (part := nxt.result()) is not None:
+                nxt = ahead.submit(next, it, None)
+                fh.write(part)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)  # a full disk leaves no half-written file behind
+        raise
 
 
 def proof_to_bytes(proof: Proof) -> bytes:
