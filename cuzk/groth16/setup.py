@@ -5,7 +5,10 @@ dropped when this returns. QAP polynomials are evaluated at tau through the
 Lagrange basis of the domain (u_i(tau) = sum_j A[j, i] L_j(tau): a transposed
 SpMV), and every base is a multiple of a generator, computed with a
 fixed-base window table: on the backend's device (`backend.fixed_base`), so
-a CUDA backend makes the parameters of a 2^27 circuit in minutes.
+a CUDA backend makes the parameters of a 2^27 circuit in minutes. The host
+steps before it (Lagrange values, the CSC transpose, the combinations) are
+fused parallel kernels (`setup_kernels`), and each scalar vector is dropped
+once its bases are made: the point vectors dominate memory.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ from typing import Callable
 import numpy as np
 
 from cuzk.backend import get_backend
-from cuzk.backend.cpu.ntt import ntt_kernels
 from cuzk.curve import get_curve
 
+from . import setup_kernels
 from .keys import H_BELLPERSON, ProvingKey, VerifyingKey, density_vars
 
 
@@ -33,29 +36,30 @@ def domain_size(num_rows: int, two_adicity: int) -> int:
     return n
 
 
-def lagrange_at(curve, n: int, tau: int) -> np.ndarray:
-    """L_j(tau) = (tau^n - 1)/n * w^j / (tau - w^j) for j < n (Montgomery)."""
-    fr = curve.fr
-    p = fr.p
-    w = fr.params.root_of_unity_of_order(n.bit_length() - 1)
-    powers = np.empty((n, 4), dtype=np.uint64)
-    ntt_kernels(curve.name).powers(fr.from_ints([w]), powers, 64)
-    t_n = (pow(tau, n, p) - 1) % p
-    if t_n == 0:
-        raise ValueError("tau lies in the evaluation domain; draw again")
-    denom = fr.inv(fr.sub(np.broadcast_to(fr.from_int(tau), powers.shape), powers))
-    scale = fr.from_int(t_n * pow(n, -1, p) % p)
-    return fr.mul(fr.mul(powers, denom), np.broadcast_to(scale, powers.shape))
+def lagrange_at(curve, n: int, tau: int, count: int | None = None) -> np.ndarray:
+    """L_j(tau) = (tau^n - 1)/n * w^j / (tau - w^j) for j < count (default n), Montgomery."""
+    return setup_kernels.lagrange(curve.fr, n, tau, n if count is None else count)
+
+
+# Most entries one row of the transposed product sums: the CUDA SpMV runs one thread per row, and
+# the column of ONE alone holds ~14% of B's entries (4.3M of 30M at porep "large").
+SEGMENT = 1 << 12
 
 
 def transpose_product(backend, curve, mat, coeff_table, values: np.ndarray, num_cols: int) -> np.ndarray:
-    """out[col] = sum over rows j of M[j, col] * values[j] (M^T . values)."""
-    rows = np.repeat(np.arange(mat.num_rows, dtype=np.uint32), np.diff(mat.indptr.astype(np.int64)))
-    order = np.argsort(mat.cols, kind="stable")
-    counts = np.bincount(mat.cols, minlength=num_cols)
-    indptr = np.zeros(num_cols + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    return backend.spmv(curve, indptr, rows[order], mat.coeff_idx[order], coeff_table, values)
+    """out[col] = sum over rows j of M[j, col] * values[j] (M^T . values).
+
+    The transpose is built on the host in parallel; the product runs on the backend, a long
+    column as several rows of <= SEGMENT entries whose partial sums are added here."""
+    t = setup_kernels.transpose(mat, num_cols, head=SEGMENT)
+    if not len(t.long_cols):
+        return backend.spmv(curve, t.indptr, t.rows, t.coeff, coeff_table, values)
+    indptr, col = t.segments(SEGMENT)
+    part = backend.spmv(curve, indptr, t.rows, t.coeff, coeff_table, values)
+    del t
+    out = part[:num_cols]
+    setup_kernels.add_rows(curve.fr, out, col, part[num_cols:])
+    return out
 
 
 def _rand(p: int) -> int:
@@ -95,49 +99,50 @@ def generate(circuit, backend=None, progress: bool | None = None,
     nvars = circuit.num_vars
     ni = circuit.num_inputs
 
-    lag = lagrange_at(curve, n, tau)[: circuit.num_rows]
+    lag = lagrange_at(curve, n, tau, circuit.num_rows)
     u, v, w = (transpose_product(backend, curve, m, circuit.coeff_table, lag, nvars) for m in circuit.matrices)
-
-    def const(x):
-        return np.broadcast_to(fr.from_int(x % p), u.shape)
+    del lag
 
     # (beta u + alpha v + w) / gamma for inputs, / delta for aux
-    k = fr.add(fr.add(fr.mul(u, const(beta)), fr.mul(v, const(alpha))), w)
-    ic_s = fr.mul(k[:ni], const(pow(gamma, -1, p))[:ni])
-    l_s = fr.mul(k[ni:], const(pow(delta, -1, p))[ni:])
-    zero_l = ~l_s.any(axis=1)
-    if zero_l.any():
-        raise ValueError(f"aux variable {int(np.argmax(zero_l))} is unconstrained (its L base would be the identity)")
+    ic_s, l_s, zero_l = setup_kernels.combine(fr, u, v, w, ni, alpha, beta, gamma, delta)
+    del w
+    if zero_l:
+        first = int(np.argmax(~l_s.any(axis=1)))
+        raise ValueError(f"aux variable {first} is unconstrained (its L base would be the identity)")
 
     a_vars, b_vars = density_vars(circuit)
 
-    # h_i = tau^i t(tau) / delta, i < n - 1
-    h_s = np.empty((n - 1, 4), dtype=np.uint64)
-    if n > 1:
-        ntt_kernels(curve.name).powers(fr.from_ints([tau]), h_s, 64)
-    t_over_delta = (pow(tau, n, p) - 1) * pow(delta, -1, p) % p
-    h_s = fr.mul(h_s, np.broadcast_to(fr.from_int(t_over_delta), h_s.shape))
-
-    total = len(ic_s) + len(l_s) + len(a_vars) + 2 * len(b_vars) + len(h_s)
+    total = len(ic_s) + len(l_s) + len(a_vars) + 2 * len(b_vars) + (n - 1)
     prog = Progress(total, progress if progress is not None else total >= 1 << 16)
     g1t = backend.fixed_base(curve, "g1", curve.g1.generator)
     g2t = backend.fixed_base(curve, "g2", curve.g2.generator)
 
-    def muls(table, scalars_mont, what):
-        canon = fr.from_mont(scalars_mont)
-        out = np.empty((len(canon), 2) + table.grp.coord, dtype=np.uint64)
-        for i in range(0, len(canon), table.chunk):
-            part = table.mul(canon[i : i + table.chunk])
+    def muls(table, scalars_mont, what, idx=None):
+        """[s] G for s = scalars_mont[idx] (all rows when idx is None), converted one chunk at a time."""
+        count = len(scalars_mont) if idx is None else len(idx)
+        out = np.empty((count, 2) + table.grp.coord, dtype=np.uint64)
+        for i in range(0, count, table.chunk):
+            hi = min(count, i + table.chunk)
+            canon = (fr.from_mont(scalars_mont[i:hi]) if idx is None
+                     else setup_kernels.canonical_rows(fr, scalars_mont, idx, i, hi))
+            part = table.mul(canon)
             out[i : i + len(part)] = part
             prog.step(len(part), what)
         return out
 
     ic = muls(g1t, ic_s, "ic")
     l_pts = muls(g1t, l_s, "l")
-    a_pts = muls(g1t, u[a_vars], "a")
-    b1_pts = muls(g1t, v[b_vars], "b_g1")
-    b2_pts = muls(g2t, v[b_vars], "b_g2")
+    del ic_s, l_s
+    a_pts = muls(g1t, u, "a", a_vars)
+    del u
+    b1_pts = muls(g1t, v, "b_g1", b_vars)
+    b2_pts = muls(g2t, v, "b_g2", b_vars)
+    del v
+
+    # h_i = tau^i t(tau) / delta, i < n - 1
+    h_s = setup_kernels.scaled_powers(fr, tau, (pow(tau, n, p) - 1) * pow(delta, -1, p) % p, n - 1)
     h_pts = muls(g1t, h_s, "h")
+    del h_s
     prog.close()
 
     def single(table, x):
