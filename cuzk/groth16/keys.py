@@ -49,7 +49,7 @@ def density_vars(circuit) -> tuple[np.ndarray, np.ndarray]:
     ni = circuit.num_inputs
     a_vars = np.concatenate([np.arange(ni), ni + np.flatnonzero(circuit.density("a_aux"))])
     b_vars = np.concatenate([np.flatnonzero(circuit.density("b_input")), ni + np.flatnonzero(circuit.density("b_aux"))])
-    return a_vars.astype(np.int64), b_vars.astype(np.int64)
+    return a_vars.astype(np.int64, copy=False), b_vars.astype(np.int64, copy=False)
 
 
 @dataclass
