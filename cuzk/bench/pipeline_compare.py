@@ -20,6 +20,7 @@ same round).
 
 from __future__ import annotations
 
+import json
 import statistics
 import tempfile
 import time
@@ -163,6 +164,9 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
             print(f"  round {r + 1} {mode:<18} {summary['proofs_per_min']:8.2f} proofs/min "
                   f"({summary['completed']}/{summary['count']} completed, {summary['verified']} verified)")
             last_recs = (mode, recs)
+            if args.json:  # so far, in case the run is cut off (a device call's time limit): replaced at the end
+                with open(args.json, "w") as fh:
+                    json.dump({"partial": True, "circuit_id": cid, "runs": runs}, fh, indent=1)
 
         try:
             if serial:  # one daemon at a time: all rounds of a mode, then the next mode

@@ -14,7 +14,7 @@ def test_compare_runs_chosen_modes_one_daemon_at_a_time(tmp_path):
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     doc = json.loads(out.read_text())
-    assert doc["one_at_a_time"] is True
+    assert doc["one_at_a_time"] is True and "partial" not in doc  # the per-mode partial file was replaced
     assert list(doc["table"]) == ["pipelined", "pipelined+batched"]
     for mode, row in doc["table"].items():
         summary = doc["runs"][mode][0]["summary"]
