@@ -34,7 +34,7 @@ from cuzk.errors import FormatError
 from cuzk.field import fields_of
 from cuzk.r1cs.compiled import CompiledCircuit, CsrMatrix, build
 
-from .iden3_sections import curve_of_prime, file_bytes, require, scan_sections, write_sections
+from .iden3_sections import curve_of_prime, file_bytes, file_map, require, scan_sections, write_sections
 from .wtns import CircomWitness
 
 R1CS_MAGIC = b"r1cs"
@@ -258,12 +258,7 @@ def read_r1cs_c(path) -> CircomC:
     Sizes, record lengths and C's terms are checked as read_r1cs checks them; A and B terms are skipped.
     """
     where = str(path)
-    try:
-        with open(path, "rb") as fh:
-            size = fh.seek(0, 2)
-            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
-    except OSError as exc:
-        raise FormatError(f"{path}: cannot read ({exc.strerror})") from None
+    data = file_map(path)
     sections, h = _header(data, where)
     m, n8, curve = h["n_constraints"], h["n8"], h["curve"]
     buf = np.frombuffer(data, dtype=np.uint8)

@@ -11,6 +11,7 @@ snarkjs's .zkey the base field's): `curve_of_prime` maps it back.
 
 from __future__ import annotations
 
+import mmap
 import os
 from pathlib import Path
 
@@ -76,6 +77,17 @@ def file_bytes(path) -> bytes:
     """A whole file's bytes; FormatError (naming the path) when it cannot be read."""
     try:
         return Path(path).read_bytes()
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def file_map(path):
+    """A whole file read-only through mmap (b"" when empty: mmap refuses length 0), for readers
+    that convert straight out of the page cache; FormatError (naming the path) when unreadable."""
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, 2)
+            return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
     except OSError as exc:
         raise FormatError(f"{path}: cannot read ({exc.strerror})") from None
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from cuzk.errors import FormatError
 
-from .iden3_sections import curve_of_prime, require, scan_sections, write_sections
+from .iden3_sections import curve_of_prime, file_map, require, scan_sections, write_sections
 
 WTNS_MAGIC = b"wtns"
 WTNS_SECTION_NAMES = {1: "header", 2: "values"}
@@ -36,12 +36,7 @@ class CircomWitness:
 def read_wtns(path) -> CircomWitness:
     """Read over an mmap: the values are converted straight out of the page cache (a 2^20-wire
     witness: one 34 MB read and two copies fewer than reading the file into bytes)."""
-    try:
-        with open(path, "rb") as fh:
-            size = fh.seek(0, 2)
-            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
-    except OSError as exc:
-        raise FormatError(f"{path}: cannot read ({exc.strerror})") from None
+    data = file_map(path)
     try:
         return wtns_from_bytes(data, str(path))
     finally:
