@@ -72,6 +72,94 @@ class Fq2Code(Source):
         return self.let(f"fq2_mul({a}, {name})")
 
 
+class FlatFq2Code(Fq2Code):
+    """The same operations emitted at the Fq level: an Fq2 value is a pair of
+    Fq variable names. numba does not inline the fq2_* calls of a body as large
+    as an Fq12 product (each passes and returns tuples through the stack), so
+    the hottest functions are emitted flat: ~15% faster Fq12 products."""
+
+    def _parts(self, a):
+        if isinstance(a, tuple):
+            return a
+        split = self.__dict__.setdefault("_split", set())
+        if a not in split:  # a named Fq2 parameter, split at its first use
+            split.add(a)
+            self(f"{a}_0, {a}_1 = {a}")
+        return (f"{a}_0", f"{a}_1")
+
+    def _pair(self, fn, a, b=None):
+        a = self._parts(a)
+        if b is None:
+            return tuple(self.let(f"{fn}({x})") for x in a)
+        b = self._parts(b)
+        return tuple(self.let(f"{fn}({x}, {y})") for x, y in zip(a, b))
+
+    def add(self, a, b):
+        if a is None or b is None:
+            return b if a is None else a
+        return self._pair("fq_add", a, b)
+
+    def sub(self, a, b):
+        if a is None or b is None:
+            return a if b is None else self.neg(b)
+        return self._pair("fq_sub", a, b)
+
+    def neg(self, a):
+        return None if a is None else self._pair("fq_neg", a)
+
+    def dbl(self, a):
+        return None if a is None else self.add(a, a)
+
+    def xi(self, a):
+        """a (xi0 + u) = (xi0 a0 - a1, xi0 a1 + a0), xi0 small (fq2_times_xi0)."""
+        if a is None:
+            return None
+        a0, a1 = self._parts(a)
+        return (self.let(f"fq_sub(fq2_times_xi0({a0}), {a1})"), self.let(f"fq_add(fq2_times_xi0({a1}), {a0})"))
+
+    def conj(self, a):
+        if a is None:
+            return None
+        a0, a1 = self._parts(a)
+        return (a0, self.let(f"fq_neg({a1})"))
+
+    def mul(self, a, b):
+        """Karatsuba, as fq2_mul."""
+        if a is None or b is None:
+            return None
+        (a0, a1), (b0, b1) = self._parts(a), self._parts(b)
+        v0, v1 = self.let(f"fq_mul({a0}, {b0})"), self.let(f"fq_mul({a1}, {b1})")
+        s = self.let(f"fq_mul(fq_add({a0}, {a1}), fq_add({b0}, {b1}))")
+        return (self.let(f"fq_sub({v0}, {v1})"), self.let(f"fq_sub(fq_sub({s}, {v0}), {v1})"))
+
+    def sqr(self, a):
+        """As fq2_sqr: (a0 + a1)(a0 - a1), 2 a0 a1."""
+        if a is None:
+            return None
+        a0, a1 = self._parts(a)
+        m = self.let(f"fq_mul({a0}, {a1})")
+        return (self.let(f"fq_mul(fq_add({a0}, {a1}), fq_sub({a0}, {a1}))"), self.let(f"fq_add({m}, {m})"))
+
+    def mul_fq(self, a, s: str):
+        return None if a is None else tuple(self.let(f"fq_mul({x}, {s})") for x in self._parts(a))
+
+    def mul_const(self, a, c, name):
+        if a is None or c == (0, 0):
+            return None
+        if c == (1, 0):
+            return a
+        if c[1] == 0:
+            return self.mul_fq(a, f"{name}[0]")
+        return self.mul(a, (f"{name}[0]", f"{name}[1]"))
+
+    def inv(self, a):
+        return None if a is None else self.let(f"fq2_inv({_pack_pair(a)})")
+
+
+def _pack_pair(a) -> str:
+    return a if isinstance(a, str) else f"({a[0]}, {a[1]})"
+
+
 def f6_add(e, a, b):
     return tuple(e.add(x, y) for x, y in zip(a, b))
 

@@ -22,6 +22,7 @@ from .codegen import INTERNAL, Source, build_module, fill, index_paths, mont2_li
 from .fields import CURVE_FIELDS, field_kernels
 from .frobenius import frobenius_gammas
 from .tower_formulas import (
+    FlatFq2Code,
     Fq2Code,
     f6_add,
     f6_frob,
@@ -62,10 +63,11 @@ def _pack(v) -> str:
     return "(" + ", ".join(_pack(x) for x in v) + ("," if len(v) == 1 else "") + ")"
 
 
-def emit_function(name: str, params: list[tuple[str, str]], body, doc: str = "") -> str:
+def emit_function(name: str, params: list[tuple[str, str]], body, doc: str = "", flat: bool = False) -> str:
     """Source of a numba function computing body(Fq2Code, *unpacked params);
-    params are (name, shape) with shape fq12, fq6, g2, fq2 or fq."""
-    e = Fq2Code()
+    params are (name, shape) with shape fq12, fq6, g2, fq2 or fq. flat: emit
+    Fq operations (FlatFq2Code), for the hot Fq12 products."""
+    e = FlatFq2Code() if flat else Fq2Code()
     with e.function(name, [p for p, _ in params], INTERNAL, doc):
         args = [_unpack(e, p, shape) for p, shape in params]
         e(f"return {_pack(body(e, *args))}")
@@ -128,20 +130,22 @@ def tower_source(curve: str) -> str:
         emit_function("fq12_sub", F12x2, lambda e, a, b: (f6_sub(e, a[0], b[0]), f6_sub(e, a[1], b[1]))),
         emit_function("fq12_neg", F12, lambda e, a: (f6_neg(e, a[0]), f6_neg(e, a[1]))),
         emit_function("fq12_conj", F12, f12_conj, "a^(p^6): the inverse once a is unitary."),
-        emit_function("fq12_mul", F12x2, f12_mul),
-        emit_function("fq12_sqr", F12, f12_sqr),
-        emit_function("fq12_cyc_sqr", F12, f12_cyc_sqr, "Squaring in the cyclotomic subgroup only."),
+        emit_function("fq12_mul", F12x2, f12_mul, flat=True),
+        emit_function("fq12_sqr", F12, f12_sqr, flat=True),
+        emit_function("fq12_cyc_sqr", F12, f12_cyc_sqr, "Squaring in the cyclotomic subgroup only.", flat=True),
         emit_function(
             "fq12_mul_by_014",
             [("a", "fq12"), ("c0", "fq2"), ("c1", "fq2"), ("c4", "fq2")],
             lambda e, a, c0, c1, c4: f12_mul(e, a, ((c0, c1, None), (None, c4, None))),
             "a * (c0 + c1 w^2 + c4 w^3): a line of the M-twist.",
+            flat=True,
         ),
         emit_function(
             "fq12_mul_by_034",
             [("a", "fq12"), ("c0", "fq2"), ("c3", "fq2"), ("c4", "fq2")],
             lambda e, a, c0, c3, c4: f12_mul(e, a, ((c0, None, None), (c3, c4, None))),
             "a * (c0 + c3 w + c4 w^3): a line of the D-twist.",
+            flat=True,
         ),
         frobenius_source("fq12", 12, f12_frob, gam),
         frobenius_source("fq6", 6, f6_frob, gam),
