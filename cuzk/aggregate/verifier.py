@@ -29,7 +29,7 @@ import numpy as np
 
 from cuzk.curve.pairing import final_exponentiation
 
-from . import gipa, gt, kzg, pairings, proof_format, srs
+from . import g1_sums, gipa, gt, kzg, pairings, proof_format, srs
 from .errors import AggregateInputError
 from .prover import hcom_challenge, r_challenge, z_challenge
 
@@ -43,36 +43,18 @@ def _fr_sum(fr, x: np.ndarray) -> np.ndarray:
     return x[0]
 
 
-def public_input_point(backend, pvk, publics_mont: np.ndarray, r: int, n: int):
-    """sum_j r^j IC(x_j) over the padded inputs (Montgomery Fr uint64[n, k, 4])."""
+def public_input_terms(pvk, publics_mont: np.ndarray, r: int, n: int):
+    """The terms (IC_k, s_k) of sum_j r^j IC(x_j) over the padded inputs
+    (Montgomery Fr uint64[n, k, 4]), and r_sum = sum_j r^j (the scalar of IC_0)."""
     curve, vk = pvk.curve, pvk.vk
     fr = curve.fr
     r_sum = (pow(r, n, fr.p) - 1) * pow(r - 1, -1, fr.p) % fr.p
-    scal = [fr.canonical_from_ints([r_sum])]
+    terms = [(vk.ic[0], r_sum)]
     if publics_mont.shape[1]:
         rp = kzg._powers_mont(fr, r, n)
         weighted = fr.mul(publics_mont, np.ascontiguousarray(np.broadcast_to(rp[:, None, :], publics_mont.shape)))
-        scal.append(fr.from_mont(_fr_sum(fr, weighted)))
-    return backend.msm(curve, "g1", vk.ic, np.concatenate(scal)), r_sum
-
-
-def linear_combinations(curve, combos) -> np.ndarray:
-    """G1 sums sum_k s_k P_k, one per list of (point, int scalar): one vectorized
-    scalar multiplication of every term, then a vectorized addition tree."""
-    fr, g1 = curve.fr, curve.g1
-    width = max(len(c) for c in combos)
-    pts = np.zeros((len(combos), width) + g1.identity(1).shape[1:], dtype=np.uint64)
-    ks = np.zeros((len(combos), width, 4), dtype=np.uint64)
-    for i, parts in enumerate(combos):
-        pts[i, : len(parts)] = np.stack([pt for pt, _ in parts])
-        ks[i, : len(parts)] = fr.canonical_from_ints([k % fr.p for _, k in parts])
-    acc = g1.scalar_mul(pts.reshape((-1,) + pts.shape[2:]), ks.reshape(-1, 4)).reshape(pts.shape)
-    while acc.shape[1] > 1:
-        h = acc.shape[1] // 2
-        s = g1.add(acc[:, :h].reshape((-1,) + acc.shape[2:]), acc[:, h : 2 * h].reshape((-1,) + acc.shape[2:]))
-        s = s.reshape((acc.shape[0], h) + acc.shape[2:])
-        acc = np.concatenate([s, acc[:, 2 * h :]], axis=1)
-    return acc[:, 0]
+        terms += list(zip(vk.ic[1:], fr.to_ints(_fr_sum(fr, weighted))))
+    return terms, r_sum
 
 
 def verify(vkey: srs.VerifierKey, pvk, publics_mont: np.ndarray, agg, include: bytes, backend,
@@ -116,7 +98,7 @@ def verify(vkey: srs.VerifierKey, pvk, publics_mont: np.ndarray, agg, include: b
     y_v = kzg.product_form_eval(p, xs_inv_rev, z, 1)
     y_w = pow(z, n, p) * kzg.product_form_eval(p, xs_rev, z, pow(r, -1, p)) % p
 
-    icx, r_sum = public_input_point(backend, pvk, publics, r, n)
+    ic_terms, r_sum = public_input_terms(pvk, publics, r, n)
     lap("public_inputs")
 
     rho = [0] + [secrets.randbits(128) | 1 for _ in range(9)]
@@ -139,15 +121,15 @@ def verify(vkey: srs.VerifierKey, pvk, publics_mont: np.ndarray, agg, include: b
         (vkey.h_alpha, [(pw1, rho[8])]),
         (vkey.h_beta, [(pw2, rho[9])]),
         (vk.beta_g2, [(vk.alpha_g1, r_sum)]),
-        (vk.gamma_g2, [(icx, 1)]),
+        (vk.gamma_g2, ic_terms),
         (vk.delta_g2, [(agg.agg_c, 1)]),
     ]
     # MIPP: agg_c + sum_j (x_j zc_l + x_j^-1 zc_r) - final_r C' must be the identity
     mipp = [(agg.agg_c, 1)] + list(zip(agg.z_c[:, 0], xs)) + list(zip(agg.z_c[:, 1], xs_inv)) + [(C, -final_r)]
-    mpts = np.stack([pt for pt, _ in mipp])
-    if backend.msm(curve, "g1", mpts, fr.canonical_from_ints([k % p for _, k in mipp])).any():
+    lhs1 = g1_sums.sums(curve, [parts for _, parts in combos] + [mipp])
+    if lhs1[-1].any():
         return False, "the MIPP check failed (sum r^i C_i does not match the folded C)"
-    lhs1 = linear_combinations(curve, [parts for _, parts in combos])
+    lhs1 = lhs1[:-1]
     lhs2 = np.stack([q for q, _ in combos])
     lap("g1_combinations")
     ml = pairings.miller_loops(curve.name, lhs1, lhs2, np.array([0, len(lhs2)], dtype=np.int64))
