@@ -5,6 +5,7 @@
 #   scripts/gpu_check.sh [quick|tune|msm|tables|kernels|prove|full|gpus]
 #   tests: the GPU tests only; quick: tests + small benchmarks; tune: MSM kernel variants + tests; kernels: tests + the kernel
 #   benchmark; prove: the proof benchmark; full: all (may exceed one 600 s device call);
+#   partition: SpMV tests, bench prove 2^24 and a batch of 3 at 2^27 (issue 16);
 #   sector: a 32g sector through daemons, one at a time (PRESET, COUNT, MODES, BATCH, SYNTH), then GPU engine tests;
 #   msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
@@ -56,6 +57,16 @@ if [ "$MODE" = sector ]; then  # issue 17: a 32g sector through daemons (paramet
   [ "$left" -gt 30 ] && timeout "$left" python3 -m pytest -q -p no:cacheprovider -m gpu tests/engine/test_engine.py \
     tests/groth16/test_prove_batch_prefetch.py --durations=6 2>&1 | tail -12 | tee "$OUT/sector_tests.txt"
   save_cache; exit 0
+fi
+if [ "$MODE" = partition ]; then  # issue 16: device SpMV tests, one proof at 2^24, a batch of 3 at 2^27
+  timeout 150 python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_kernels.py -k "spmv or quotient" \
+    tests/groth16/test_groth16.py --durations=5 2>&1 | tail -12 | tee "$OUT/partition_tests.txt"
+  timeout 120 python3 -m cuzk bench prove --backend cuda --sizes 24 --repeat 3 --json "$OUT/prove24.json" 2>&1 \
+    | tee "$OUT/bench_prove24.txt"
+  save_cache
+  timeout $(( ${CALL_S:-580} - SECONDS )) python3 -m cuzk bench prove --backend cuda --sizes 27 --batch 3 --repeat 1 \
+    --json "$OUT/prove27_batch3.json" 2>&1 | tee "$OUT/bench_prove27.txt"
+  exit 0
 fi
 if [ "$MODE" = setup ]; then  # issue 17: parameters made on the GPU (fixed-base kernel), engine's device rows
   [ -n "${NOTEST:-}" ] || timeout 240 python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_fixed_base.py \

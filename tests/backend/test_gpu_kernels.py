@@ -98,6 +98,36 @@ def test_spmv_matches_cpu(cuda, curve_name):
 
 
 @pytest.mark.parametrize("curve_name", CURVES)
+@pytest.mark.parametrize("index_dtype,coeff_dtype", [(np.int32, np.uint8), (np.int64, np.uint32)])
+def test_spmv_long_rows_match_cpu(cuda, curve_name, index_dtype, coeff_dtype):
+    """Rows around the one-thread/one-warp boundary (32 terms) and far past it, among short
+    ones, empty rows included: every row is written, by exactly one of the two kernels."""
+    curve = get_curve(curve_name)
+    fr = curve.fr
+    rng = np.random.default_rng(17)
+    lengths = np.concatenate([rng.integers(0, 4, 3000), [0, 1, 31, 32, 33, 63, 64, 65, 200, 5000, 32, 33]])
+    rng.shuffle(lengths)
+    indptr = np.zeros(len(lengths) + 1, dtype=index_dtype)
+    np.cumsum(lengths, out=indptr[1:])
+    nnz, cols = int(indptr[-1]), 900
+    colidx = rng.integers(0, cols, nnz).astype(np.uint32)
+    table = fr.random(200, rng)
+    table[0] = fr.from_int(1)
+    table[1] = fr.from_int(fr.p - 1)
+    cidx = rng.integers(0, 200, nnz).astype(coeff_dtype)
+    w = fr.random(cols, rng)
+    cpu = get_backend("cpu")
+    want = cpu.spmv(curve, indptr, colidx, cidx, table, w)
+    got = cuda.spmv(curve, indptr, colidx, cidx, table, w)
+    assert (got == want).all()
+    # and against plain integers, for the longest row
+    r = int(np.argmax(lengths))
+    lo, hi = int(indptr[r]), int(indptr[r + 1])
+    tv, wv = fr.to_ints(table), fr.to_ints(w)
+    assert fr.to_ints(got[r:r + 1])[0] == sum(tv[cidx[k]] * wv[colidx[k]] for k in range(lo, hi)) % fr.p
+
+
+@pytest.mark.parametrize("curve_name", CURVES)
 def test_groth16_quotient_matches_cpu(cuda, curve_name):
     curve = get_curve(curve_name)
     fr = curve.fr

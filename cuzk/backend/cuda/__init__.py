@@ -78,13 +78,14 @@ class CudaBackend(Backend):
                 with self._phase("h2d_circuit"):
                     mats = tuple((cp.asarray(m.indptr), cp.asarray(m.cols), cp.asarray(m.coeff_idx))
                                  for m in circuit.matrices)
+                    mats = tuple(m + (_spmv.long_rows(m[0]),) for m in mats)
                     dev = (circuit, mats, cp.asarray(circuit.coeff_table))
                 if len(self._circuits) >= 8:
                     self._circuits.pop(next(iter(self._circuits)))
                 self._circuits[id(circuit)] = dev
             w = to_device(w)
             with self._phase("spmv"):
-                return tuple(_spmv.spmv(name, *m, dev[2], w) for m in dev[1])
+                return tuple(_spmv.spmv(name, ip, cols, ci, dev[2], w, long=lr) for ip, cols, ci, lr in dev[1])
 
     def witness_scalars(self, curve, w):
         name = as_curve(curve).name
