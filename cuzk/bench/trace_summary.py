@@ -52,10 +52,11 @@ def pool_busy(run: Run, kind: str, lo: float | None = None, hi: float | None = N
     return sum(union_length(busy_intervals(run, ln, kind), lo, hi) for ln in lanes) / (len(lanes) * (hi - lo))
 
 
-def device_busy(run: Run) -> dict[str, float]:
-    """Per device ("cuda:0"), the fraction of the run in which it executed proof work: the union
-    of the device-timed prover phases (CUDA events) on all of its workers' lanes."""
-    lo, hi = run.start, run.end
+def device_busy(run: Run, lo: float | None = None, hi: float | None = None) -> dict[str, float]:
+    """Per device ("cuda:0"), the fraction of [lo, hi] (default: the run) in which it executed proof
+    work: the union of the device-timed prover phases (CUDA events) on all of its workers' lanes."""
+    lo = run.start if lo is None else lo
+    hi = run.end if hi is None else hi
     out = {}
     for dev in sorted({ln.get("device", "") for ln in run.lanes if ln["kind"] == "prover"} - {""}):
         lanes = {ln["lane"] for ln in run.lanes if ln.get("device") == dev}

@@ -5,6 +5,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 
 def test_compare_runs_chosen_modes_one_daemon_at_a_time(tmp_path):
     out = tmp_path / "cmp.json"
@@ -30,3 +32,31 @@ def test_compare_refuses_an_unknown_mode(tmp_path):
                         "--preset", "tiny", "--modes", "pipelined,turbo", "--state-dir", str(tmp_path)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "turbo" in r.stderr and "Traceback" not in r.stderr, r.stdout + r.stderr
+
+
+def test_busy_figures_cover_the_measured_round_only():
+    """The daemon's trace also holds the warm-up job, submitted long before the round (a minute
+    at 32g): busy fractions are taken over the round's jobs, from their first submission to the
+    last of them ending."""
+    from cuzk.bench.pipeline_compare import trace_figures
+
+    lanes = [{"lane": "synth-0", "kind": "synthesis", "device": ""},
+             {"lane": "prove-cuda:0-0", "kind": "prover", "device": "cuda:0"}]
+    ev = [{"ev": "meta", "version": 1, "lanes": lanes, "run": "pipelined"}]
+
+    def span(lane, stage, t0, t1, job, depth=0):
+        ev.append({"ev": "span", "stage": stage, "lane": lane, "t0": t0, "t1": t1, "jobs": [job], "unit": job + "/0",
+                   "depth": depth})
+
+    span("synth-0", "witness", 1.0, 2.0, "warm")  # the warm-up job: 0 .. 10
+    span("prove-cuda:0-0", "prove", 2.0, 10.0, "warm")
+    span("prove-cuda:0-0", "gpu:msm_h", 8.0, 10.0, "warm", depth=2)
+    ev.append({"ev": "job", "t": 10.0, "job": "warm", "state": "COMPLETED", "submitted": 0.0})
+    span("synth-0", "witness", 50.0, 52.0, "r1")  # the round: submitted at 50, done at 60
+    span("prove-cuda:0-0", "prove", 52.0, 60.0, "r1")
+    span("prove-cuda:0-0", "gpu:h", 52.5, 55.0, "r1", depth=2)
+    span("prove-cuda:0-0", "gpu:msm_h", 55.0, 59.5, "r1", depth=2)
+    ev.append({"ev": "job", "t": 60.0, "job": "r1", "state": "COMPLETED", "submitted": 50.0})
+    figures = trace_figures("\n".join(json.dumps(e) for e in ev), ["r1"])
+    assert figures["gpu_busy"] == pytest.approx(0.7)  # (2.5 + 4.5) s of device phases in the round's 10 s
+    assert figures["synthesis_busy"] == pytest.approx(0.2) and figures["prover_busy"] == pytest.approx(0.8)
