@@ -124,13 +124,16 @@ class FlatFq2Code(Fq2Code):
         return (a0, self.let(f"fq_neg({a1})"))
 
     def mul(self, a, b):
-        """Karatsuba, as fq2_mul."""
+        """Karatsuba with lazy reduction: three wide products, two reductions
+        (a0 b0 - a1 b1 in (-p^2, p^2) is lifted by p R when negative; the
+        a0 b1 + a1 b0 = s - v0 - v1 < 2 p^2 is exact; both < p R)."""
         if a is None or b is None:
             return None
         (a0, a1), (b0, b1) = self._parts(a), self._parts(b)
-        v0, v1 = self.let(f"fq_mul({a0}, {b0})"), self.let(f"fq_mul({a1}, {b1})")
-        s = self.let(f"fq_mul(fq_add({a0}, {a1}), fq_add({b0}, {b1}))")
-        return (self.let(f"fq_sub({v0}, {v1})"), self.let(f"fq_sub(fq_sub({s}, {v0}), {v1})"))
+        v0, v1 = self.let(f"fq_mulwide({a0}, {b0})"), self.let(f"fq_mulwide({a1}, {b1})")
+        s = self.let(f"fq_mulwide(fq_add_nr({a0}, {a1}), fq_add_nr({b0}, {b1}))")
+        return (self.let(f"fq_redc(fq_wsub({v0}, {v1}))"),
+                self.let(f"fq_redc(fq_wsub_exact(fq_wsub_exact({s}, {v0}), {v1}))"))
 
     def sqr(self, a):
         """As fq2_sqr: (a0 + a1)(a0 - a1), 2 a0 a1."""
