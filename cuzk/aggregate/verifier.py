@@ -34,15 +34,6 @@ from .errors import AggregateInputError
 from .prover import hcom_challenge, r_challenge, z_challenge
 
 
-def _fr_sum(fr, x: np.ndarray) -> np.ndarray:
-    """Sum over axis 0 of a Montgomery Fr array, by halving."""
-    while x.shape[0] > 1:
-        h = x.shape[0] // 2
-        s = fr.add(x[:h], x[h : 2 * h])
-        x = np.concatenate([s, x[2 * h :]]) if x.shape[0] % 2 else s
-    return x[0]
-
-
 def public_input_terms(pvk, publics_mont: np.ndarray, r: int, n: int):
     """The terms (IC_k, s_k) of sum_j r^j IC(x_j) over the padded inputs
     (Montgomery Fr uint64[n, k, 4]), and r_sum = sum_j r^j (the scalar of IC_0)."""
@@ -51,9 +42,7 @@ def public_input_terms(pvk, publics_mont: np.ndarray, r: int, n: int):
     r_sum = (pow(r, n, fr.p) - 1) * pow(r - 1, -1, fr.p) % fr.p
     terms = [(vk.ic[0], r_sum)]
     if publics_mont.shape[1]:
-        rp = kzg._powers_mont(fr, r, n)
-        weighted = fr.mul(publics_mont, np.ascontiguousarray(np.broadcast_to(rp[:, None, :], publics_mont.shape)))
-        terms += list(zip(vk.ic[1:], fr.to_ints(_fr_sum(fr, weighted))))
+        terms += list(zip(vk.ic[1:], fr.to_ints(kzg.evaluate(fr, publics_mont, r))))
     return terms, r_sum
 
 
