@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cuzk.curve import Curve
+from cuzk.field.threads import threads_for
 
 from . import encoding, gt
 from .errors import AggregateFormatError
@@ -186,7 +187,8 @@ def from_bytes(curve: Curve, data) -> AggregateProof:
             pos += count
         return out
 
-    f = {**decode("gt"), **decode("g1"), **decode("g2")}
+    with threads_for(sum(count for names in kinds.values() for _, count in names)):  # O(log n) elements
+        f = {**decode("gt"), **decode("g1"), **decode("g2")}
     shape = f["ip_ab"].shape[1:]
     agg = AggregateProof(
         curve, f["com_ab"], f["com_c"], f["ip_ab"][0], f["agg_c"][0], nproofs,

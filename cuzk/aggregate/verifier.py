@@ -28,6 +28,7 @@ import time
 import numpy as np
 
 from cuzk.curve.pairing import final_exponentiation
+from cuzk.field.threads import threads_for
 
 from . import g1_sums, gipa, gt, kzg, pairings, proof_format, srs
 from .errors import AggregateInputError
@@ -115,16 +116,19 @@ def verify(vkey: srs.VerifierKey, pvk, publics_mont: np.ndarray, agg, include: b
     ]
     # MIPP: agg_c + sum_j (x_j zc_l + x_j^-1 zc_r) - final_r C' must be the identity
     mipp = [(agg.agg_c, 1)] + list(zip(agg.z_c[:, 0], xs)) + list(zip(agg.z_c[:, 1], xs_inv)) + [(C, -final_r)]
-    lhs1 = g1_sums.sums(curve, [parts for _, parts in combos] + [mipp])
-    if lhs1[-1].any():
-        return False, "the MIPP check failed (sum r^i C_i does not match the folded C)"
-    lhs1 = lhs1[:-1]
-    lhs2 = np.stack([q for q, _ in combos])
-    lap("g1_combinations")
-    ml = pairings.miller_loops(curve.name, lhs1, lhs2, np.array([0, len(lhs2)], dtype=np.int64))
-    lap("miller_loop")
-    lhs = final_exponentiation(curve.name, ml)[0]
-    lap("final_exponentiation")
+    # a few ms of kernels over a dozen elements: on one thread (cuzk.field.threads),
+    # where a parallel region would wait for a worker whenever the machine is busy
+    with threads_for(len(combos) + len(mipp)):
+        lhs1 = g1_sums.sums(curve, [parts for _, parts in combos] + [mipp])
+        if lhs1[-1].any():
+            return False, "the MIPP check failed (sum r^i C_i does not match the folded C)"
+        lhs1 = lhs1[:-1]
+        lhs2 = np.stack([q for q, _ in combos])
+        lap("g1_combinations")
+        ml = pairings.miller_loops(curve.name, lhs1, lhs2, np.array([0, len(lhs2)], dtype=np.int64))
+        lap("miller_loop")
+        lhs = final_exponentiation(curve.name, ml)[0]
+        lap("final_exponentiation")
 
     bases = [agg.com_ab[0], agg.com_ab[1], agg.ip_ab, agg.com_c[0], agg.com_c[1]]
     exps = [rho[2], rho[3], rho[1] + 1, rho[4], rho[5]]
