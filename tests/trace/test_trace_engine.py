@@ -162,6 +162,37 @@ def test_prover_phases_become_sub_intervals(timings, expected):
     assert all(e["parent"] == "prove" for e in tr.events())
 
 
+def test_nested_device_phases_lie_inside_their_parents():
+    """CUDA-event timers name a phase when it ends, so children come before their parent (as in a
+    32g partition's timings); laid end to end with their parents, nested phases were counted twice
+    and every later phase (msm_l ... msm_b_g2) was pushed past the proof's end and clipped empty."""
+    timings = {"h": 400.0, "msm_h": 1300.0, "msm_l": 120.0, "total": 1820.0,
+               "gpu:h/intt": 140.0, "gpu:h/coset": 150.0, "gpu:h": 355.0,
+               "gpu:msm_h/classify": 5.0, "gpu:msm_h/pippenger/sort": 98.0, "gpu:msm_h/pippenger/accumulate": 783.0,
+               "gpu:msm_h/pippenger/reduce": 27.0, "gpu:msm_h/pippenger": 910.0, "gpu:msm_h": 915.0,
+               "gpu:msm_l/batch_add": 40.0, "gpu:msm_l": 45.0}
+    tr = TraceRecorder()
+    tr.prover_phases("prove-cuda:0-0", UNIT, 0.0, 2.0, [timings])
+    got = {e["stage"]: (round(e["t0"], 6), round(e["t1"], 6)) for e in tr.events() if e["depth"] == 2}
+    # top level: end to end, each no earlier than its host phase (h at 0, msm_h at 0.4, msm_l at 1.7)
+    assert got["gpu:h"] == (0.0, 0.355) and got["gpu:msm_h"] == (0.4, 1.315) and got["gpu:msm_l"] == (1.7, 1.745)
+    # children inside their parent, end to end in the order they ran
+    assert got["gpu:h/intt"] == (0.0, 0.14) and got["gpu:h/coset"] == (0.14, 0.29)
+    assert got["gpu:msm_h/classify"] == (0.4, 0.405) and got["gpu:msm_h/pippenger"] == (0.405, 1.315)
+    assert got["gpu:msm_h/pippenger/sort"] == (0.405, 0.503)
+    assert got["gpu:msm_h/pippenger/accumulate"] == (0.503, 1.286)
+    assert got["gpu:msm_h/pippenger/reduce"] == (1.286, 1.313)
+    assert got["gpu:msm_l/batch_add"] == (1.7, 1.74)
+    assert all(b > a for a, b in got.values())  # nothing clipped empty
+
+
+def test_a_device_phase_without_its_parent_is_laid_at_the_top():
+    tr = TraceRecorder()
+    tr.prover_phases("p", UNIT, 0.0, 1.0, [{"gpu:x/y": 100.0, "gpu:z": 50.0}])
+    assert [(e["stage"], round(e["t0"], 6), round(e["t1"], 6)) for e in tr.events()] == [
+        ("gpu:x/y", 0.0, 0.1), ("gpu:z", 0.1, 0.15)]
+
+
 def test_a_pass_timed_as_a_whole_is_laid_out_once():
     shared = {"ntt": 100.0, "msm": 300.0}
     tr = TraceRecorder()

@@ -135,9 +135,13 @@ class TraceRecorder:
         "total" moves on to the next proof. Keys with a prefix ("gpu:msm_h":
         device-timed phases, e.g. CUDA events) go one level deeper, end to end
         on their own, each starting no earlier than the host phase of the same
-        name. A pair (start_ms, end_ms) is placed at those offsets from the
-        proof's start. Proofs of one pass that share one dict (a pass timed as
-        a whole) are laid out once. Everything is clipped to [t0, t1]."""
+        name; a nested one ("gpu:msm_h/pippenger/sort") is laid inside its
+        parent, after its earlier siblings (laid end to end with the parents,
+        nested phases counted twice and pushed every later phase past the
+        proof's end, where clipping left them empty). A pair (start_ms, end_ms)
+        is placed at those offsets from the proof's start. Proofs of one pass
+        that share one dict (a pass timed as a whole) are laid out once.
+        Everything is clipped to [t0, t1]."""
         if not self.enabled:
             return
         seen: set[int] = set()
@@ -148,29 +152,47 @@ class TraceRecorder:
             seen.add(id(tm))
             start = cursor
             host_start: dict[str, float] = {}
-            deep: dict[str, float] = {}  # prefix -> its own cursor
+            device: dict[str, dict[str, float]] = {}  # prefix -> {path: ms}, in the dict's order
             for name, v in tm.items():
                 name = str(name)
                 if name == "total":
                     continue
                 prefix, _, base = name.rpartition(":")
-                depth = 2 if prefix else 1
                 if isinstance(v, (tuple, list)) and len(v) == 2 and all(_is_num(x) for x in v):
                     a, b = start + float(v[0]) / 1e3, start + float(v[1]) / 1e3
                 elif not _is_num(v):
                     continue
                 elif prefix:
-                    a = max(deep.get(prefix, start), host_start.get(base, start))
-                    b = deep[prefix] = a + max(0.0, float(v)) / 1e3
+                    device.setdefault(prefix, {})[base] = max(0.0, float(v)) / 1e3
+                    continue
                 else:
                     a, b = cursor, cursor + max(0.0, float(v)) / 1e3
                     host_start[name] = cursor
                     cursor = b
-                a, b = min(max(a, t0), t1), min(max(b, t0), t1)
-                self.span(lane, name, unit, a, b, depth=depth, parent="prove", proof=j)
+                self._phase_span(lane, name, unit, a, b, 2 if prefix else 1, j, t0, t1)
+            for prefix, paths in device.items():
+                deep = start
+                kids = _phase_tree(paths)
+                for top in kids.get("", []):
+                    a = max(deep, host_start.get(top, start))
+                    deep = self._device_tree(lane, prefix, paths, kids, top, a, a + paths[top], unit, j, t0, t1)
             total = tm.get("total")
             if _is_num(total):
                 cursor = max(cursor, start + float(total) / 1e3)
+
+    def _phase_span(self, lane, name, unit, a, b, depth, proof, t0, t1) -> None:
+        a, b = min(max(a, t0), t1), min(max(b, t0), t1)
+        self.span(lane, name, unit, a, b, depth=depth, parent="prove", proof=proof)
+
+    def _device_tree(self, lane, prefix, paths, kids, path, a, b, unit, proof, t0, t1) -> float:
+        """Lay out the device phase `path` on [a, b] and its children inside it, end to end; returns b."""
+        self._phase_span(lane, f"{prefix}:{path}", unit, a, b, 2, proof, t0, t1)
+        inner = a
+        for child in kids.get(path, []):
+            end = min(inner + paths[child], b)
+            self._device_tree(lane, prefix, paths, kids, child, inner, end, unit, proof, t0, t1)
+            inner = end
+        return b
 
     def sample_memory(self) -> None:
         """Record the memory budget now (skipped when unchanged since the last sample)."""
@@ -261,3 +283,22 @@ class _Stage:
 
 def _rounded(ev: dict) -> dict:
     return {k: round(v, 6) if isinstance(v, float) else v for k, v in ev.items()}
+
+
+
+
+def _phase_tree(paths: dict[str, float]) -> dict[str, list[str]]:
+    """Children of each timed phase ("" = the top) under their nearest timed ancestor, ordered by
+    where their subtree first appears: a timer that names phases when they end lists children first."""
+    first = dict.fromkeys(paths, len(paths))
+    parent = {}
+    for i, p in enumerate(paths):
+        parts = p.split("/")
+        up = [a for a in ("/".join(parts[:k]) for k in range(len(parts) - 1, 0, -1)) if a in paths]
+        parent[p] = up[0] if up else ""
+        for q in [p] + up:
+            first[q] = min(first[q], i)
+    kids: dict[str, list[str]] = {}
+    for p in sorted(paths, key=first.get):
+        kids.setdefault(parent[p], []).append(p)
+    return kids
