@@ -39,7 +39,7 @@ L = {L}
 HALF = {HALF}
 FQ6_V = (FQ2_ZERO, FQ2_ONE, FQ2_ZERO)  # v, whose square root w spans Fq12 over Fq6
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def gt_multiexp(bases, digits, parts, out):
     """out[p] = prod over the p-th slice of bases of base^e, e in width-{W}
     NAF digits (odd, |d| < 2^{W1}, most significant first): Straus with a
