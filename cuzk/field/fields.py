@@ -15,7 +15,7 @@ import numpy as np
 from .arithmetic_source import fq2_source, prime_field_source
 from .codegen import build_module
 from .params import BLS12_381_FQ, BLS12_381_FR, BN254_FQ, BN254_FR, FieldParams
-from .threads import threads_for
+from .threads import LIGHT_MIN_PARALLEL, threads_for
 
 # (fr params, fq params, Fq2 non-residue xi for the Fq6 tower) per curve
 CURVE_FIELDS = {
@@ -155,7 +155,7 @@ class PrimeField:
     def _unary(self, name, a):
         a2, shape = _as2d(a, (self.limbs,))
         out = np.empty_like(a2)
-        with threads_for(a2.shape[0]):
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
             self._fn(name)(a2, out)
         return out.reshape(shape)
 
@@ -169,7 +169,7 @@ class PrimeField:
             )
             shape = np.broadcast_shapes(shape, bshape)
         out = np.empty_like(a2)
-        with threads_for(a2.shape[0]):
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
             self._fn(name)(a2, b2, out)
         return out.reshape(shape)
 
@@ -192,7 +192,7 @@ class PrimeField:
         """Batch inverse; zero maps to zero."""
         a2, shape = _as2d(a, (self.limbs,))
         out = np.empty_like(a2)
-        with threads_for(a2.shape[0]):
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
             self._fn("vinv")(a2, out, 8 * numba.get_num_threads())
         return out.reshape(shape)
 
@@ -203,7 +203,7 @@ class PrimeField:
             dtype=np.uint64,
         )
         out = np.empty_like(a2)
-        with threads_for(a2.shape[0]):
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
             self._fn("vpow")(a2, e_limbs, out)
         return out.reshape(shape)
 
@@ -214,7 +214,7 @@ class PrimeField:
         a2, shape = _as2d(a, (self.limbs,))
         out = np.empty_like(a2)
         ok = np.empty(a2.shape[0], dtype=np.bool_)
-        with threads_for(a2.shape[0]):
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
             self._fn("vsqrt")(a2, out, ok)
         return ok.reshape(shape[:-1]), out.reshape(shape)
 
@@ -222,7 +222,7 @@ class PrimeField:
         """bool[...]: canonical(a) > (p-1)/2 (the zcash 'sort' flag)."""
         a2, shape = _as2d(a, (self.limbs,))
         out = np.empty(a2.shape[0], dtype=np.bool_)
-        with threads_for(a2.shape[0]):
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
             self._fn("vcanon_gt_half")(a2, out)
         return out.reshape(shape[:-1])
 
@@ -269,7 +269,7 @@ class QuadraticField:
     def _unary(self, name, a):
         a2, shape = _as2d(a, (2, self.limbs))
         out = np.empty_like(a2)
-        with threads_for(a2.shape[0]):
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
             self._fn(name)(a2, out)
         return out.reshape(shape)
 
@@ -279,7 +279,7 @@ class QuadraticField:
         if bshape != shape:
             raise ValueError(f"shape mismatch {shape} vs {bshape}")
         out = np.empty_like(a2)
-        with threads_for(a2.shape[0]):
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
             self._fn(name)(a2, b2, out)
         return out.reshape(shape)
 
@@ -308,7 +308,7 @@ class QuadraticField:
             dtype=np.uint64,
         )
         out = np.empty_like(a2)
-        with threads_for(a2.shape[0]):
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
             self._fn("vpow")(a2, e_limbs, out)
         return out.reshape(shape)
 
@@ -316,7 +316,7 @@ class QuadraticField:
         a2, shape = _as2d(a, (2, self.limbs))
         out = np.empty_like(a2)
         ok = np.empty(a2.shape[0], dtype=np.bool_)
-        with threads_for(a2.shape[0]):
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
             self._fn("vsqrt")(a2, out, ok)
         return ok.reshape(shape[:-2]), out.reshape(shape)
 

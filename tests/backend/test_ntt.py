@@ -53,6 +53,22 @@ def test_ntt_roundtrip_large(backend, curve_name, log_n):
     assert (lhs == rhs).all()
 
 
+@pytest.mark.parametrize("log_n", [12, 15])
+def test_ntt_spot_checks_against_the_dft(backend, curve_name, log_n):
+    """Sizes whose late stages run as strided columns: a few outputs X_k from the definition."""
+    fr = fields_of(curve_name)[0]
+    p, n = fr.p, 1 << log_n
+    a = fr.random(n, np.random.default_rng(7 + log_n))
+    xs = fr.to_ints(a)
+    w = fr.params.root_of_unity_of_order(log_n)
+    g = fr.params.generator
+    out, cos = fr.to_ints(backend.ntt(curve_name, a)), fr.to_ints(backend.ntt(curve_name, a, coset=g))
+    for k in (0, 1, 3, n // 2 - 1, n // 2 + 5, n - 1):
+        wk = pow(w, k, p)
+        assert out[k] == sum(x * pow(wk, i, p) for i, x in enumerate(xs)) % p, k
+        assert cos[k] == sum(x * pow(g * wk % p, i, p) for i, x in enumerate(xs)) % p, k
+
+
 def test_ntt_batched(backend):
     fr = fields_of("bls12_381")[0]
     a = fr.random(3 * 64, np.random.default_rng(0)).reshape(3, 64, 4)

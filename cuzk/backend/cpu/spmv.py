@@ -11,7 +11,8 @@ One kernel template, generated per curve on top of that curve's field module
 
 indptr int32/int64 [rows+1], cols uint32 [nnz], coeff_idx uint8/16/32 [nnz],
 coeff_table uint64[k, 4], w uint64[n_vars, 4], out uint64[rows, 4]
-(all Montgomery). Rows are processed in parallel; nogil.
+(all Montgomery). Rows are processed in parallel (one thread below
+LIGHT_MIN_PARALLEL terms); nogil.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 
 from cuzk.field import field_kernels
 from cuzk.field.codegen import build_module
+from cuzk.field.threads import LIGHT_MIN_PARALLEL, threads_for
 
 SPMV_TEMPLATE = '''
 @njit(parallel=True, cache=True, nogil=True)
@@ -60,5 +62,6 @@ def spmv(indptr, cols, coeff_idx, coeff_table, w, out, *, curve: str) -> np.ndar
         raise ValueError("indptr, cols and coeff_idx disagree")
     if coeff_table.shape[0] < 2:
         raise ValueError("coeff_table needs the reserved +1 and -1 entries")
-    spmv_kernel(curve)(indptr, cols, coeff_idx, coeff_table, w, out)
+    with threads_for(len(cols), LIGHT_MIN_PARALLEL):
+        spmv_kernel(curve)(indptr, cols, coeff_idx, coeff_table, w, out)
     return out
