@@ -17,7 +17,7 @@ from cuzk.field import fields_of
 from cuzk.field.codegen import build_module, limbs_literal, mont2_literal, mont_literal
 from cuzk.field.fields import PrimeField, QuadraticField, field_kernels
 from cuzk.field.fq2_ints import fq2_inv, fq2_mul
-from cuzk.field.threads import threads_for
+from cuzk.field.threads import LIGHT_MIN_PARALLEL, threads_for
 
 from .group_source import group_source
 
@@ -164,7 +164,7 @@ class Group:
     def to_affine(self, xyzz) -> np.ndarray:
         x, shape = self._pts(xyzz, 4)
         out = np.empty((x.shape[0], 2) + self.coord, dtype=np.uint64)
-        with threads_for(x.shape[0]):
+        with threads_for(x.shape[0], LIGHT_MIN_PARALLEL):
             self._fn("vto_affine")(x, out, 8 * numba.get_num_threads())
         return out.reshape(shape[:-len(self.coord) - 1] + (2,) + self.coord)
 
@@ -173,21 +173,21 @@ class Group:
         a2, shape = self._pts(a)
         b2, _ = self._pts(b)
         tmp = np.empty((a2.shape[0], 4) + self.coord, dtype=np.uint64)
-        with threads_for(a2.shape[0]):
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
             self._fn("vadd")(a2, b2, tmp)
         return self.to_affine(tmp).reshape(shape)
 
     def double(self, a) -> np.ndarray:
         a2, shape = self._pts(a)
         tmp = np.empty((a2.shape[0], 4) + self.coord, dtype=np.uint64)
-        with threads_for(a2.shape[0]):
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
             self._fn("vdbl")(a2, tmp)
         return self.to_affine(tmp).reshape(shape)
 
     def neg(self, a) -> np.ndarray:
         a2, shape = self._pts(a)
         out = np.empty_like(a2)
-        with threads_for(a2.shape[0]):
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
             self._fn("vneg")(a2, out)
         return out.reshape(shape)
 
@@ -216,7 +216,7 @@ class Group:
     def is_on_curve(self, a) -> np.ndarray:
         a2, shape = self._pts(a)
         out = np.empty(a2.shape[0], dtype=np.bool_)
-        with threads_for(a2.shape[0]):
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
             self._fn("vis_on_curve")(a2, out)
         return out.reshape(shape[: -len(self.coord) - 1])
 
@@ -227,7 +227,7 @@ class Group:
         with threads_for(256 * a2.shape[0]):
             self._fn("vmul_order")(a2, tmp)
         out = np.empty(a2.shape[0], dtype=np.bool_)
-        with threads_for(tmp.shape[0]):
+        with threads_for(tmp.shape[0], LIGHT_MIN_PARALLEL):
             self._fn("vxyzz_is_zero")(tmp, out)
         return out.reshape(shape[: -len(self.coord) - 1])
 
