@@ -105,7 +105,7 @@ def gt_wnaf(limbs, out):
             out[i, nw - 1 - pos] = d
             pos += {W}
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, nogil=True, cache=True)
 def gt_decode(b, parts, out, ok):
     """Torus decompression of each Fq6 b (b = 0: the identity) and the check
     frob4(a) a == frob2(a) (a in G_Phi12), fused: per part one Fq6 inversion

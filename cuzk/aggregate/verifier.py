@@ -23,17 +23,15 @@ directly in G1: agg_c + sum (x zc_l + zc_r / x) = final_r * C'.
 from __future__ import annotations
 
 import secrets
-import threading
 import time
 
-import numba
 import numpy as np
 
 from cuzk.curve.pairing import final_exponentiation
 from cuzk.field.threads import threads_for
 from cuzk.field.tower import towers_of
 
-from . import g1_sums, gipa, gt, kzg, pairings, proof_format, srs
+from . import g1_sums, gipa, gt, kzg, pairings, proof_format, side_task, srs
 from .errors import AggregateInputError
 from .prover import hcom_challenge, r_challenge, z_challenge
 
@@ -44,31 +42,8 @@ MAIN_TASK_BASES = 40
 
 
 def _helper_share(nbases: int) -> int:
-    """Bases for the helper thread so both threads finish together."""
+    """Bases for the side task so that both threads finish together."""
     return max(0, min(nbases, (nbases + MAIN_TASK_BASES) // 2))
-
-
-class _Helper:
-    """Runs fn on a thread of its own with one numba thread (nogil kernels)."""
-
-    def __init__(self, fn):
-        self._out = []
-
-        def run():
-            numba.set_num_threads(1)  # thread-local
-            try:
-                self._out.append(fn())
-            except BaseException as exc:  # re-raised in result()
-                self._out.append(exc)
-
-        self._t = threading.Thread(target=run, daemon=True)
-        self._t.start()
-
-    def result(self):
-        self._t.join()
-        if isinstance(self._out[0], BaseException):
-            raise self._out[0]
-        return self._out[0]
 
 
 def public_input_terms(pvk, publics_mont: np.ndarray, r: int, n: int):
@@ -163,12 +138,12 @@ def verify(vkey: srs.VerifierKey, pvk, publics_mont: np.ndarray, agg, include: b
         exps += [rho[2] * x, rho[2] * xi, rho[3] * x, rho[3] * xi, rho[1] * x, rho[1] * xi,
                  rho[4] * x, rho[4] * xi, rho[5] * x, rho[5] * xi]
     bases, exps = np.stack(bases), [e % p for e in exps]
-    # Two tasks on one thread each, never a parallel region (one waits for a
-    # descheduled worker whenever the machine is busy): a helper thread takes
-    # most of the GT multi-exponentiation while this one does the G1 sums,
-    # Miller loop and final exponentiation, then the rest of the bases.
-    split = _helper_share(len(bases)) if numba.get_num_threads() > 1 else 0
-    helper = _Helper(lambda: gt.multiexp(curve.name, bases[:split], exps[:split], parts=1)) if split else None
+    # Two single-threaded tasks, no parallel region (side_task says why): a side
+    # task takes most of the GT multi-exponentiation while this thread does the
+    # G1 sums, Miller loop and final exponentiation, then the other bases.
+    split = _helper_share(len(bases))
+    helper = side_task.start(lambda k=split: gt.multiexp(curve.name, bases[:k], exps[:k], parts=1), split > 0)
+    split = split if helper else 0
     with threads_for(0):
         lhs1 = g1_sums.sums(curve, [parts for _, parts in combos] + [mipp])
         if lhs1[-1].any():
@@ -185,7 +160,7 @@ def verify(vkey: srs.VerifierKey, pvk, publics_mont: np.ndarray, agg, include: b
         rhs = gt.multiexp(curve.name, bases[split:], exps[split:], parts=1)
     if helper:
         rhs = towers_of(curve.name)[1].mul(rhs, helper.result())
-    lap("gt_multiexp")  # this thread's share and the wait for the helper's
+    lap("gt_multiexp")  # this thread's share and the wait for the side task's
     if not towers_of(curve.name)[1].equal(lhs, rhs):
         return False, "the pairing check failed (TIPP, MIPP commitments, KZG openings or the Groth16 equation)"
     return True, ""

@@ -147,3 +147,23 @@ def test_srs_powers_are_powers(srs8):
                 assert multi_pairing_is_one(curve, np.stack([g[i + 1], c.g1.neg(g[i][None])[0]]),
                                             np.stack([h[0], h[1]]))
             assert np.array_equal(g[0], c.g1.generator) and np.array_equal(h[0], c.g2.generator)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_same_decision_with_and_without_side_tasks(three, threads):
+    """On one numba thread parsing and verification run in sequence; on two, parts
+    run as side tasks (cuzk.aggregate.side_task): the decisions must agree."""
+    import numba
+
+    curve, generic, proofs, pubs, data = three
+    old = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        assert check(curve, generic, data, pubs) == (True, "")
+        bad = make(curve, generic, [proofs[0], keyed(curve)[2][5], proofs[2]], pubs)
+        assert check(curve, generic, bad, pubs)[0] is False
+        flipped = bytearray(data)
+        flipped[10] ^= 4  # inside com_ab: a GT element, decoded by the side task
+        assert check(curve, generic, bytes(flipped), pubs)[0] is False
+    finally:
+        numba.set_num_threads(old)
