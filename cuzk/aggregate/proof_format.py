@@ -187,14 +187,26 @@ def from_bytes(curve: Curve, data) -> AggregateProof:
             pos += count
         return out
 
-    # O(log n) elements: GT on a side task, the points on this thread (side_task says why)
-    gt_task = side_task.start(lambda: decode("gt"))
+    # O(log n) elements: GT and G2 on a side task, G1 on this thread (side_task
+    # says why); a failure is reported in the order GT, G1, G2 either way
+    def side():
+        out = [decode("gt")]
+        try:
+            out.append(decode("g2"))
+        except AggregateFormatError as exc:
+            out.append(exc)
+        return out
+
+    task = side_task.start(side)
     try:
         with threads_for(0):
-            f = {**decode("g1"), **decode("g2")}
+            f = decode("g1")
     finally:
-        f_gt = gt_task.result() if gt_task else decode("gt")
+        f_gt, f_g2 = task.result() if task else side()
+    if isinstance(f_g2, AggregateFormatError):
+        raise f_g2
     f.update(f_gt)
+    f.update(f_g2)
     shape = f["ip_ab"].shape[1:]
     agg = AggregateProof(
         curve, f["com_ab"], f["com_c"], f["ip_ab"][0], f["agg_c"][0], nproofs,
