@@ -94,6 +94,25 @@ def verify(vkey: srs.VerifierKey, pvk, publics_mont: np.ndarray, agg, include: b
     z = z_challenge(curve, extra, wire.span("final_vkey", "final_wkey"), wire.span("final_a", "final_c"))
     lap("transcript")
 
+    rho = [0] + [secrets.randbits(128) | 1 for _ in range(9)]
+    bases = [agg.com_ab[0], agg.com_ab[1], agg.ip_ab, agg.com_c[0], agg.com_c[1]]
+    exps = [rho[2], rho[3], rho[1] + 1, rho[4], rho[5]]
+    for j in range(agg.rounds):
+        x, xi = xs[j], xs_inv[j]
+        (tl, ul), (tr, ur) = agg.comms_ab[j]
+        (tcl, ucl), (tcr, ucr) = agg.comms_c[j]
+        zl, zr = agg.z_ab[j]
+        bases += [tl, tr, ul, ur, zl, zr, tcl, tcr, ucl, ucr]
+        exps += [rho[2] * x, rho[2] * xi, rho[3] * x, rho[3] * xi, rho[1] * x, rho[1] * xi,
+                 rho[4] * x, rho[4] * xi, rho[5] * x, rho[5] * xi]
+    bases, exps = np.stack(bases), [e % p for e in exps]
+    # Two single-threaded tasks, no parallel region (side_task says why): a side
+    # task takes most of the GT multi-exponentiation while this thread does the
+    # G1 sums, Miller loop and final exponentiation, then the other bases.
+    split = _helper_share(len(bases))
+    helper = side_task.start(lambda k=split: gt.multiexp(curve.name, bases[:k], exps[:k], parts=1), split > 0)
+    split = split if helper else 0
+
     xs_rev, xs_inv_rev = xs[::-1], xs_inv[::-1]
     final_r = kzg.product_form_eval(p, xs_inv_rev, r, 1)
     y_v = kzg.product_form_eval(p, xs_inv_rev, z, 1)
@@ -102,7 +121,6 @@ def verify(vkey: srs.VerifierKey, pvk, publics_mont: np.ndarray, agg, include: b
     ic_terms, r_sum = public_input_terms(pvk, publics, r, n)
     lap("public_inputs")
 
-    rho = [0] + [secrets.randbits(128) | 1 for _ in range(9)]
     vk = pvk.vk
     A, B, C = agg.final_a, agg.final_b, agg.final_c
     fv1, fv2 = agg.final_vkey
@@ -127,23 +145,6 @@ def verify(vkey: srs.VerifierKey, pvk, publics_mont: np.ndarray, agg, include: b
     ]
     # MIPP: agg_c + sum_j (x_j zc_l + x_j^-1 zc_r) - final_r C' must be the identity
     mipp = [(agg.agg_c, 1)] + list(zip(agg.z_c[:, 0], xs)) + list(zip(agg.z_c[:, 1], xs_inv)) + [(C, -final_r)]
-    bases = [agg.com_ab[0], agg.com_ab[1], agg.ip_ab, agg.com_c[0], agg.com_c[1]]
-    exps = [rho[2], rho[3], rho[1] + 1, rho[4], rho[5]]
-    for j in range(agg.rounds):
-        x, xi = xs[j], xs_inv[j]
-        (tl, ul), (tr, ur) = agg.comms_ab[j]
-        (tcl, ucl), (tcr, ucr) = agg.comms_c[j]
-        zl, zr = agg.z_ab[j]
-        bases += [tl, tr, ul, ur, zl, zr, tcl, tcr, ucl, ucr]
-        exps += [rho[2] * x, rho[2] * xi, rho[3] * x, rho[3] * xi, rho[1] * x, rho[1] * xi,
-                 rho[4] * x, rho[4] * xi, rho[5] * x, rho[5] * xi]
-    bases, exps = np.stack(bases), [e % p for e in exps]
-    # Two single-threaded tasks, no parallel region (side_task says why): a side
-    # task takes most of the GT multi-exponentiation while this thread does the
-    # G1 sums, Miller loop and final exponentiation, then the other bases.
-    split = _helper_share(len(bases))
-    helper = side_task.start(lambda k=split: gt.multiexp(curve.name, bases[:k], exps[:k], parts=1), split > 0)
-    split = split if helper else 0
     with threads_for(0):
         lhs1 = g1_sums.sums(curve, [parts for _, parts in combos] + [mipp])
         if lhs1[-1].any():
