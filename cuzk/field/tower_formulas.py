@@ -69,7 +69,11 @@ class Fq2Code(Source):
             return a
         if c[1] == 0:
             return self.mul_fq(a, f"{name}[0]")
-        return self.let(f"fq2_mul({a}, {name})")
+        return self.mul(a, self.constant(name))
+
+    def constant(self, name: str):
+        """The operand that names an Fq2 module constant."""
+        return name
 
 
 class FlatFq2Code(Fq2Code):
@@ -146,14 +150,8 @@ class FlatFq2Code(Fq2Code):
     def mul_fq(self, a, s: str):
         return None if a is None else tuple(self.let(f"fq_mul({x}, {s})") for x in self._parts(a))
 
-    def mul_const(self, a, c, name):
-        if a is None or c == (0, 0):
-            return None
-        if c == (1, 0):
-            return a
-        if c[1] == 0:
-            return self.mul_fq(a, f"{name}[0]")
-        return self.mul(a, (f"{name}[0]", f"{name}[1]"))
+    def constant(self, name: str):
+        return (f"{name}[0]", f"{name}[1]")
 
     def inv(self, a):
         return None if a is None else self.let(f"fq2_inv({_pack_pair(a)})")
