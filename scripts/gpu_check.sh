@@ -5,7 +5,7 @@
 #   scripts/gpu_check.sh [quick|tune|msm|tables|kernels|prove|full|gpus]
 #   tests: the GPU tests only; quick: tests + small benchmarks; tune: MSM kernel variants + tests; kernels: tests + the kernel
 #   benchmark; prove: the proof benchmark; full: all (may exceed one 600 s device call);
-#   partition: SpMV tests, bench prove 2^24 and a batch of 3 at 2^27 (issue 16);
+#   partition: SpMV tests, bench prove 2^24 and a batch of 3 at 2^27 (issue 16); latency: bench latency --resident cuda (issue 19);
 #   sector: a 32g sector through daemons, one at a time (PRESET, COUNT, MODES, BATCH, SYNTH), then GPU engine tests;
 #   msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
@@ -67,6 +67,13 @@ if [ "$MODE" = partition ]; then  # issue 16: device SpMV tests, one proof at 2^
   timeout $(( ${CALL_S:-580} - SECONDS )) python3 -m cuzk bench prove --backend cuda --sizes 27 --batch 3 --repeat 1 \
     --json "$OUT/prove27_batch3.json" 2>&1 | tee "$OUT/bench_prove27.txt"
   exit 0
+fi
+if [ "$MODE" = latency ]; then  # issue 19 item 4: a daemon-resident circom circuit of 2^20 against rapidsnark
+  # rapidsnark is not in the repository: copy ../shared/anchors/rapidsnark/prover to .anchors/ (ignored) and carry it
+  timeout ${CALL_LEFT_S:-500} python3 -m cuzk bench latency --sizes ${SIZES:-20} --repeat ${REPEAT:-3} --resident cuda \
+    --rapidsnark "${RAPIDSNARK:-.anchors/prover}" --dir /tmp/cuzk-latency --json "$OUT/latency.json" 2>&1 \
+    | tee "$OUT/latency.txt"
+  save_cache; exit 0
 fi
 if [ "$MODE" = setup ]; then  # issue 17: parameters made on the GPU (fixed-base kernel), engine's device rows
   [ -n "${NOTEST:-}" ] || timeout 240 python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_fixed_base.py \

@@ -15,6 +15,9 @@ cuzk/rapidsnark, and each tool's last proof is checked by `snarkjs groth16
 verify`. The 1-minute load average is recorded with each size: on a
 machine shared with other work the figures move with it.
 
+--resident also proves each circuit through a `cuzk daemon` that keeps its
+key (resident_latency.py) and prints ms per proof against rapidsnark's process.
+
 Sizes: "10k" (10,000 constraints), "2^K" or "K" for K <= 30 (a domain of
 exactly 2^K: 2^K - 3 constraints, the circuit having two public signals),
 or a plain constraint count.
@@ -100,6 +103,8 @@ class SizeResult:
     tools: dict[str, ToolRun]
     ratio_cuzk_rapidsnark: float | None = None
     ratio_cuzk_snarkjs: float | None = None
+    resident: dict | None = None  # --resident: proofs through a daemon (resident_latency.ResidentRun)
+    ratio_resident_rapidsnark: float | None = None
 
 
 def cuzk_command() -> list[str]:
@@ -128,7 +133,7 @@ def prepare(constraints: int, workdir: Path, log=print) -> tuple[Path, Path, Pat
         log(f"  wrote {r1cs.name} and {wtns.name} ({made.wires:,} wires) in {time.perf_counter() - t:.1f} s")
     if not zkey.is_file():
         t = time.perf_counter()
-        res = subprocess.run(cuzk_command() + ["setup", "--r1cs", str(r1cs), "--zkey", str(zkey), "--backend", "cpu"],
+        res = subprocess.run(cuzk_command() + ["setup", "--r1cs", str(r1cs), "--zkey", str(zkey), "--backend", "auto"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env={**os.environ, "CUZK_PROGRESS": "0"})
         if res.returncode:
@@ -186,7 +191,9 @@ def load1() -> float:
 
 
 def measure(constraints: int, workdir: Path, repeat: int, rapidsnark: Path | None, snarkjs: Path | None,
-            log=print) -> SizeResult:
+            log=print, resident: str | None = None) -> SizeResult:
+    """`resident`: also time proofs through a daemon on that backend (auto, cpu, cuda) after the
+    process runs (resident_latency.py)."""
     r1cs, wtns, zkey, wires = prepare(constraints, workdir, log)
     out = workdir / f"run_{constraints}"
     out.mkdir(exist_ok=True)
@@ -207,6 +214,12 @@ def measure(constraints: int, workdir: Path, repeat: int, rapidsnark: Path | Non
             if tool == "cuzk":
                 runs[tool].phases_ms = _phases(err)
     after = load1()
+    res_run = None
+    if resident:
+        from . import resident_latency
+
+        log(f"  resident daemon ({resident}): warming up, then {repeat} proof(s) ...")
+        res_run = resident_latency.measure(zkey, wtns, out, repeat, resident)
     for tool in active:
         run = runs[tool]
         run.median_s = round(statistics.median(run.seconds), 4)
@@ -214,6 +227,12 @@ def measure(constraints: int, workdir: Path, repeat: int, rapidsnark: Path | Non
             run.verified = _verify(snarkjs, zkey.with_suffix(".vk.json"), out, tool)
     res = SizeResult(constraints, domain_of(constraints), wires, before, after, runs)
     cz, rs, sj = (runs[t].median_s for t in ("cuzk", "rapidsnark", "snarkjs"))
+    if res_run is not None:
+        res.resident = asdict(res_run)
+        if snarkjs is not None:
+            res.resident["verified"] = _verify(snarkjs, zkey.with_suffix(".vk.json"), out, "cuzk-daemon")
+        if rs:
+            res.ratio_resident_rapidsnark = round(res_run.median_ms / 1e3 / rs, 3)
     if rs:
         res.ratio_cuzk_rapidsnark = round(cz / rs, 3)
     if sj:
@@ -240,8 +259,21 @@ def table(results: list[SizeResult]) -> str:
     return "\n".join(lines)
 
 
+def resident_table(results: list[SizeResult]) -> str:
+    lines = [f"{'constraints':>12} {'daemon ms/proof':>15} {'prover ms':>9} {'rapidsnark s':>12} "
+             f"{'daemon/rapidsnark':>17}  backend (ready s, warm-up s)  verified"]
+    for r in results:
+        d = r.resident
+        ok = {True: "ok", False: "FAIL", None: "-"}[d.get("verified")]
+        lines.append(f"{r.constraints:>12,} {d['median_ms']:>15.1f} {d['prover_ms']:>9.0f} "
+                     f"{_fmt(r.tools['rapidsnark'].median_s):>12} {_fmt(r.ratio_resident_rapidsnark):>17}  "
+                     f"{d['backend']} ({d['ready_s']:.1f}, {d['warmup_s']:.1f})  {ok}")
+    return "\n".join(lines)
+
+
 def run(sizes: list[int], repeat: int = 3, json_path: str | None = None, workdir: Path | None = None,
-        rapidsnark: Path | None = DEFAULT_RAPIDSNARK, snarkjs: Path | None = DEFAULT_SNARKJS, log=print) -> list[SizeResult]:
+        rapidsnark: Path | None = DEFAULT_RAPIDSNARK, snarkjs: Path | None = DEFAULT_SNARKJS, log=print,
+        resident: str | None = None) -> list[SizeResult]:
     from cuzk.user_dirs import cache_dir
 
     workdir = Path(workdir) if workdir else cache_dir() / "bench" / "latency"
@@ -255,12 +287,14 @@ def run(sizes: list[int], repeat: int = 3, json_path: str | None = None, workdir
     results = []
     for n in sizes:
         log(f"size {n:,} constraints (domain 2^{domain_of(n).bit_length() - 1}):")
-        res = measure(n, workdir, repeat, rs, sj, log)
+        res = measure(n, workdir, repeat, rs, sj, log, resident)
         results.append(res)
         t = res.tools
         log("  " + ", ".join(f"{k} {_fmt(v.median_s)} s" for k, v in t.items() if v.available)
             + (f"; cuzk/rapidsnark {res.ratio_cuzk_rapidsnark:.2f}" if res.ratio_cuzk_rapidsnark else ""))
     print(table(results))
+    if resident:
+        print(resident_table(results))
     if json_path:
         Path(json_path).write_text(json.dumps({"benchmark": "latency", "cores": os.cpu_count(), "repeat": repeat,
                                                "workdir": str(workdir), "sizes": [asdict(r) for r in results]},

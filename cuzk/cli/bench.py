@@ -199,6 +199,9 @@ def _register_latency(bsub) -> None:
                    "prover beside the repository)")
     p.add_argument("--snarkjs", metavar="PATH", help="snarkjs (default node_modules/.bin/snarkjs in the repository)")
     p.add_argument("--json", metavar="FILE", help="write the figures as JSON")
+    p.add_argument("--resident", nargs="?", const="auto", choices=("auto", "cpu", "cuda"), metavar="BACKEND",
+                   help="also prove through a cuzk daemon that keeps the key resident (backend auto, cpu or cuda; "
+                   "default auto): ms per proof after a warm-up, against rapidsnark's process")
     p.set_defaults(func=_latency)
 
 
@@ -209,7 +212,7 @@ def _latency(args) -> int:
 
     latency.run(latency.parse_sizes(args.sizes), repeat=args.repeat, json_path=args.json, workdir=args.dir,
                 rapidsnark=Path(args.rapidsnark) if args.rapidsnark else latency.DEFAULT_RAPIDSNARK,
-                snarkjs=Path(args.snarkjs) if args.snarkjs else latency.DEFAULT_SNARKJS)
+                snarkjs=Path(args.snarkjs) if args.snarkjs else latency.DEFAULT_SNARKJS, resident=args.resident)
     return 0
 
 

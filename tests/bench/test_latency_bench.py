@@ -97,3 +97,21 @@ def test_absent_tools_are_named_and_no_ratio_is_printed(workdir):
     cz = size["tools"]["cuzk"]
     assert cz["available"] and cz["median_s"] > 0 and cz["verified"] is None
     assert "cuzk/rapidsnark" not in res.stdout.split("size ")[-1].splitlines()[1]
+
+
+@needs_snarkjs
+def test_resident_daemon_proofs_verify_and_are_timed(workdir):
+    """--resident: the same circuit through a `cuzk daemon` that keeps its key; the daemon's last
+    proof, written as snarkjs JSON, verifies with snarkjs for the witness's own public signals."""
+    res, data = bench(workdir, "--resident", "cpu")
+    (size,) = data["sizes"]
+    d = size["resident"]
+    assert d["backend"].startswith("cpu") and len(d["ms"]) == 1 and d["median_ms"] > 0 and d["prover_ms"] >= 0
+    assert d["verified"] is True
+    assert (size["ratio_resident_rapidsnark"] is not None) == RAPIDSNARK.is_file()
+    run_dir = workdir / f"run_{SIZE}"
+    assert json.loads((run_dir / "cuzk-daemon.public.json").read_text()) == json.loads(
+        (run_dir / "snarkjs.public.json").read_text())
+    lines = res.stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.split()[:2] == ["constraints", "daemon"])
+    assert lines[head + 1].split()[0] == str(SIZE)
