@@ -15,6 +15,8 @@ import time
 
 import numpy as np
 
+from cuzk.curve import endo_mul
+
 from . import encoding, gipa, gt, kzg, srs
 from .commitments import ProductBatch
 from .pairings import SharedPairs
@@ -80,8 +82,8 @@ def aggregate(pk: srs.ProverKey, a: np.ndarray, b: np.ndarray, c: np.ndarray, in
     r = r_challenge(curve, hcom, include)
     r_vec = _powers(fr, r, n)
     rinv_can = fr.from_mont(_powers(fr, pow(r, -1, fr.p), n))
-    b_r = g2.scalar_mul(b, fr.from_mont(r_vec))
-    w_r = (g1.scalar_mul(pk.w1, rinv_can), g1.scalar_mul(pk.w2, rinv_can))
+    b_r = endo_mul.mul_add(g2, b, fr.from_mont(r_vec))
+    w_r = (endo_mul.mul_add(g1, pk.w1, rinv_can), endo_mul.mul_add(g1, pk.w2, rinv_can))
     lap("rescale")
     ip_batch = ProductBatch(curve)
     ip_batch.add(a, b_r)
