@@ -25,6 +25,8 @@ from cuzk.curve import get_curve
 from cuzk.curve.pairing import final_exp_program, final_exponentiation, pairing_kernels
 from cuzk.field import fields_of
 from cuzk.field.codegen import build_module
+from cuzk.field.tower_formulas import f12_mul, line_product
+from cuzk.field.tower_source import emit_function
 
 from .gt import group_products
 
@@ -68,6 +70,8 @@ def miller_shared(g1, g2, q_ptr, p_idx, prod, chunks, nprod, out):
             fq6_store(T, i, (qx, qy, FQ2_ONE))
             for j in range(q_ptr[q0 + i], q_ptr[q0 + i + 1]):
                 used[prod[j]] = True
+        pend = np.zeros(nprod, dtype=np.bool_)
+        pl = np.empty((nprod, 3, 2, L), dtype=np.uint64)
         started = False
         for d in LOOP:
             if started:
@@ -81,8 +85,7 @@ def miller_shared(g1, g2, q_ptr, p_idx, prod, chunks, nprod, out):
                 for j in range(q_ptr[q], q_ptr[q + 1]):
                     x = fq_load(g1v, 2 * p_idx[j])
                     ny = fq_neg(fq_load(g1v, 2 * p_idx[j] + 1))
-                    k = prod[j]
-                    fq12_store(f, k, _line(fq12_load(f, k), _scaled(l, fq_add(fq_dbl(x), x), ny)))
+                    _absorb(f, pl, pend, prod[j], _scaled(l, fq_add(fq_dbl(x), x), ny))
                 if d != 0:
                     qx, qy = g2_load(g2, q)
                     if d < 0:
@@ -91,9 +94,9 @@ def miller_shared(g1, g2, q_ptr, p_idx, prod, chunks, nprod, out):
                     for j in range(q_ptr[q], q_ptr[q + 1]):
                         x = fq_load(g1v, 2 * p_idx[j])
                         ny = fq_neg(fq_load(g1v, 2 * p_idx[j] + 1))
-                        k = prod[j]
-                        fq12_store(f, k, _line(fq12_load(f, k), _scaled(l, x, ny)))
+                        _absorb(f, pl, pend, prod[j], _scaled(l, x, ny))
                 fq6_store(T, i, t)
+            _flush(f, pl, pend)
 {TAIL}
         for k in range(nprod):
             v = fq12_load(f, k)
@@ -102,8 +105,25 @@ def miller_shared(g1, g2, q_ptr, p_idx, prod, chunks, nprod, out):
             fq12_store(out, c * nprod + k, v)
 
 @njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _line(f, l):
-    return {LINE}(f, l[0], l[1], l[2])
+def _absorb(f, pl, pend, k, s):
+    """A line s for product k: kept until a second one comes, then both are
+    multiplied together and into f[k] (fq12_mul_by_line_pair)."""
+    if pend[k]:
+        p = fq6_load(pl, k)
+        fq12_store(f, k, fq12_mul_by_line_pair(fq12_load(f, k), p[0], p[1], p[2], s[0], s[1], s[2]))
+        pend[k] = False
+    else:
+        fq6_store(pl, k, s)
+        pend[k] = True
+
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _flush(f, pl, pend):
+    """The lines still kept, multiplied into their f (before the next squaring)."""
+    for k in range(len(pend)):
+        if pend[k]:
+            p = fq6_load(pl, k)
+            fq12_store(f, k, {LINE}(fq12_load(f, k), p[0], p[1], p[2]))
+            pend[k] = False
 '''
 
 SHARED_BN_TAIL = '''\
@@ -116,9 +136,9 @@ SHARED_BN_TAIL = '''\
             for j in range(q_ptr[q], q_ptr[q + 1]):
                 x = fq_load(g1v, 2 * p_idx[j])
                 ny = fq_neg(fq_load(g1v, 2 * p_idx[j] + 1))
-                k = prod[j]
-                v = _line(fq12_load(f, k), _scaled(l1, x, ny))
-                fq12_store(f, k, _line(v, _scaled(l2, x, ny)))'''
+                _absorb(f, pl, pend, prod[j], _scaled(l1, x, ny))
+                _absorb(f, pl, pend, prod[j], _scaled(l2, x, ny))
+        _flush(f, pl, pend)'''
 
 
 @functools.cache
@@ -136,7 +156,14 @@ def _kernels(curve: str):
               .replace("{TAIL}", tail))
     mod = pairing_kernels(curve).__name__
     private = "_dbl_step, _add_step" + (", _twist_frob" if tail else "")  # `import *` skips _names
-    src = f"from {mod} import *\nfrom {mod} import {private}\n" + SOURCE.format(L=L) + shared
+    pair = emit_function(
+        "fq12_mul_by_line_pair",
+        [("a", "fq12")] + [(f"{v}{i}", "fq2") for v in "xy" for i in range(3)],
+        lambda e, a, x0, x1, x2, y0, y1, y2: f12_mul(e, a, line_product(e, (x0, x1, x2), (y0, y1, y2), pk["twist"])),
+        "a times the product of two lines (coefficients as the line product takes them).",
+        flat=True,
+    )
+    src = f"from {mod} import *\nfrom {mod} import {private}\n" + SOURCE.format(L=L) + pair + shared
     return build_module(f"{curve}_aggregate_pairings", src)
 
 

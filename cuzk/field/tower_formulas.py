@@ -264,3 +264,27 @@ def f12_frob(e, a, j, gammas):
 def f6_frob(e, a, j, gammas):
     """a^(p^j) in Fq6 (v = w^2)."""
     return f12_frob(e, (a, (None,) * 3), j, gammas)[0]
+
+
+def line_product(e, x, y, twist: str):
+    """The product of two pairing lines as a sparse Fq12 (None = zero), 6 Fq2 products
+    (Karatsuba on the three non-zero coefficients of each):
+      M-twist, lines (c0, c1, c4) = c0 + c1 v + c4 v w: ((m0, m1, m2), (0, m4, m5));
+      D-twist, lines (c0, c3, c4) = c0 + c3 w + c4 v w: ((m0, m1, m2), (m3, m4, 0)).
+    Multiplying f by it (f12_mul: 17 products) replaces two 13-product line
+    multiplications (23 products instead of 26, one f update instead of two)."""
+    x0, xa, xb = x
+    y0, ya, yb = y
+    t0, ta, tb = e.mul(x0, y0), e.mul(xa, ya), e.mul(xb, yb)
+
+    def cross(p, q, tp, tq, u, w):  # p u + q w from (p + q)(u + w) - p u - q w
+        return e.sub(e.sub(e.mul(e.add(p, q), e.add(u, w)), tp), tq)
+
+    c0a = cross(x0, xa, t0, ta, y0, ya)  # x0 ya + xa y0
+    c0b = cross(x0, xb, t0, tb, y0, yb)  # x0 yb + xb y0
+    cab = cross(xa, xb, ta, tb, ya, yb)  # xa yb + xb ya
+    m0 = e.add(t0, e.xi(tb))
+    if twist == "M":  # (x0 + xa v + xb v w)(y0 + ya v + yb v w)
+        return ((m0, c0a, ta), (None, c0b, cab))
+    # (x0 + xa w + xb v w)(y0 + ya w + yb v w): w^2 = v
+    return ((m0, ta, cab), (c0a, c0b, None))

@@ -166,3 +166,20 @@ def test_fused_decoder_matches_field_formulas(oracle):
     k = len(vals)
     assert ok.reshape(7, -1)[:, :k].all() and not ok.reshape(7, -1)[:, k:].any()
     assert [o.ours(x) for x in a[:k]] == [o.ours(x) for x in vals]
+
+
+def test_shared_pairs_line_pairs_match_py_ecc(oracle):
+    """SharedPairs multiplies the lines of two pairs of a product together before
+    multiplying them into f (an odd line left over is multiplied alone): products
+    of 1, 2 and 3 pairs over two G2 points against py_ecc's pairings."""
+    from cuzk.aggregate.pairings import SharedPairs
+
+    o = oracle
+    a = [o.scalar() for _ in range(3)]
+    q = [o.scalar() for _ in range(2)]
+    sp = SharedPairs(o.name, 3)
+    sp.add(o.g2(q[:1]), [(o.g1(a[:1]), 0), (o.g1(a[1:2]), 1), (o.g1(a[2:3]), 2)])
+    sp.add(o.g2(q[1:]), [(o.g1(a[1:2]), 1), (o.g1(a[0:1]), 2)])
+    got = sp.products()
+    want = [o.pair(a[0], q[0]), o.pair(a[1], q[0]) * o.pair(a[1], q[1]), o.pair(a[2], q[0]) * o.pair(a[0], q[1])]
+    assert [o.ours(x) for x in got] == want
