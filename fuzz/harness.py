@@ -81,6 +81,11 @@ def main(name: str) -> None:
         args.append(str(corpus))
     if not any(a.startswith("-timeout=") for a in args):
         args.insert(0, "-timeout=20")
+    if not any(a.startswith("-rss_limit_mb=") for a in args):
+        # memory is guarded by the address-space cap; libFuzzer's own limit (2048 MB) reads the peak RSS,
+        # which Linux carries across exec from the parent: a harness started by a 2.1 GB pytest
+        # process was reported out of memory before its first input
+        args.insert(0, f"-rss_limit_mb={limit >> 20}")
     if not any(a.startswith("-artifact_prefix=") for a in args):  # crash-<sha1> files go here, not to the cwd
         args.insert(0, f"-artifact_prefix={tempfile.mkdtemp(prefix=f'cuzk-crashes-{name}-')}/")
     print(f"fuzz {name}: {count} functions instrumented in {', '.join(target.modules)}; "

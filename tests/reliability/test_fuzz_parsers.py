@@ -244,3 +244,21 @@ def test_atheris_harness_runs(tmp_path, name):
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
     assert "Done 400 runs" in out.stderr
     assert not list(tmp_path.glob("crash-*"))
+
+
+def test_atheris_harness_started_by_a_large_process(tmp_path):
+    """Linux carries a process's peak RSS across exec, so a harness started by a test runner that
+    has grown past libFuzzer's default 2048 MB limit was reported out of memory before its first
+    input. The harness's memory guard is its address-space cap; it must run here."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    corpus = S.write_corpus("bellperson_proof", tmp_path / "corpus")
+    starter = ("import subprocess, sys, numpy as np\n"
+               "big = np.ones(2300 * (1 << 20) // 8)  # 2.3 GB resident in the starting process\n"
+               "sys.exit(subprocess.run(sys.argv[1:]).returncode)\n")
+    out = subprocess.run([sys.executable, "-c", starter, sys.executable, str(root / "fuzz" / "fuzz_bellperson_proof.py"),
+                          "-runs=100", "-seed=1", f"-artifact_prefix={tmp_path}/", str(corpus)],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "Done 100 runs" in out.stderr and "out-of-memory" not in out.stderr
