@@ -81,7 +81,7 @@ def miller_shared(g1, g2, q_ptr, p_idx, prod, chunks, nprod, out):
             started = True
             for i in range(m):
                 q = q0 + i
-                t, l = _dbl_step(fq6_load(T, i), FQ_ONE, FQ_ONE)
+                t, l = _dbl_raw(fq6_load(T, i))
                 for j in range(q_ptr[q], q_ptr[q + 1]):
                     x = fq_load(g1v, 2 * p_idx[j])
                     ny = fq_neg(fq_load(g1v, 2 * p_idx[j] + 1))
@@ -90,7 +90,7 @@ def miller_shared(g1, g2, q_ptr, p_idx, prod, chunks, nprod, out):
                     qx, qy = g2_load(g2, q)
                     if d < 0:
                         qy = fq2_neg(qy)
-                    t, l = _add_step(t, qx, qy, FQ_ONE, FQ_ONE)
+                    t, l = _add_raw(t, qx, qy)
                     for j in range(q_ptr[q], q_ptr[q + 1]):
                         x = fq_load(g1v, 2 * p_idx[j])
                         ny = fq_neg(fq_load(g1v, 2 * p_idx[j] + 1))
@@ -131,14 +131,47 @@ SHARED_BN_TAIL = '''\
             q = q0 + i
             qx, qy = g2_load(g2, q)
             q1, q2 = _twist_frob(qx, qy)
-            t, l1 = _add_step(fq6_load(T, i), q1[0], q1[1], FQ_ONE, FQ_ONE)
-            t, l2 = _add_step(t, q2[0], q2[1], FQ_ONE, FQ_ONE)
+            t, l1 = _add_raw(fq6_load(T, i), q1[0], q1[1])
+            t, l2 = _add_raw(t, q2[0], q2[1])
             for j in range(q_ptr[q], q_ptr[q + 1]):
                 x = fq_load(g1v, 2 * p_idx[j])
                 ny = fq_neg(fq_load(g1v, 2 * p_idx[j] + 1))
                 _absorb(f, pl, pend, prod[j], _scaled(l1, x, ny))
                 _absorb(f, pl, pend, prod[j], _scaled(l2, x, ny))
         _flush(f, pl, pend)'''
+
+
+def _raw_steps(pk) -> str:
+    """Flat `_dbl_raw(T)` and `_add_raw(T, qx, qy)`: cuzk.curve.pairing's doubling and
+    addition steps with the line left unscaled (the factors of P are applied per pair,
+    by _scaled), so no products by one are paid per G2 point."""
+    from cuzk.curve.pairing import _add_step, _dbl_step
+
+    b3 = tuple(3 * v % pk["p"] for v in pk["b2"])
+    xi = tuple(pk["xi"])
+    small = next((k for k in range(1, 17) if tuple(k * v % pk["p"] for v in xi) == b3), None)
+
+    def times(e, a, k):  # k a by doublings and additions
+        acc = None
+        for bit in bin(k)[2:]:
+            acc = e.dbl(acc)
+            if bit == "1":
+                acc = e.add(acc, a)
+        return acc
+
+    def raw(e):
+        mul_fq, mul_const = e.mul_fq, e.mul_const
+        e.mul_fq = lambda a, s: a if s == "RAW" else mul_fq(a, s)
+        # 3 b' = k xi with k small on BLS12-381 (k = 12): xi's addition chain and k doublings/additions
+        e.mul_const = lambda a, c, name: (times(e, e.xi(a), small) if name == "TWIST_B3" and small
+                                          else mul_const(a, c, name))
+        return e
+
+    return (emit_function("_dbl_raw", [("T", "g2")], lambda e, T: _dbl_step(raw(e), T, "RAW", "RAW", b3, pk["twist"]),
+                          "2T and the unscaled tangent line.", flat=True)
+            + emit_function("_add_raw", [("T", "g2"), ("qx", "fq2"), ("qy", "fq2")],
+                            lambda e, T, qx, qy: _add_step(raw(e), T, qx, qy, "RAW", "RAW", pk["twist"]),
+                            "T + Q and the unscaled line through them.", flat=True))
 
 
 @functools.cache
@@ -155,7 +188,8 @@ def _kernels(curve: str):
     shared = (SHARED_SOURCE.replace("{SCALED}", scaled).replace("{SCALE}", doc).replace("{LINE}", line)
               .replace("{TAIL}", tail))
     mod = pairing_kernels(curve).__name__
-    private = "_dbl_step, _add_step" + (", _twist_frob" if tail else "")  # `import *` skips _names
+    private = "_twist_frob" if tail else ""  # `import *` skips _names
+    steps = _raw_steps(pk)
     pair = emit_function(
         "fq12_mul_by_line_pair",
         [("a", "fq12")] + [(f"{v}{i}", "fq2") for v in "xy" for i in range(3)],
@@ -163,7 +197,8 @@ def _kernels(curve: str):
         "a times the product of two lines (coefficients as the line product takes them).",
         flat=True,
     )
-    src = f"from {mod} import *\nfrom {mod} import {private}\n" + SOURCE.format(L=L) + pair + shared
+    src = (f"from {mod} import *\n" + (f"from {mod} import {private}\n" if private else "") + SOURCE.format(L=L)
+           + steps + pair + shared)
     return build_module(f"{curve}_aggregate_pairings", src)
 
 
