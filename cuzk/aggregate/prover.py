@@ -18,7 +18,6 @@ import numpy as np
 from cuzk.curve import endo_mul
 
 from . import encoding, gipa, gt, kzg, srs
-from .commitments import ProductBatch
 from .pairings import SharedPairs
 from .errors import AggregateInputError
 from .proof_format import AggregateProof
@@ -85,9 +84,9 @@ def aggregate(pk: srs.ProverKey, a: np.ndarray, b: np.ndarray, c: np.ndarray, in
     b_r = endo_mul.mul_add(g2, b, fr.from_mont(r_vec))
     w_r = (endo_mul.mul_add(g1, pk.w1, rinv_can), endo_mul.mul_add(g1, pk.w2, rinv_can))
     lap("rescale")
-    ip_batch = ProductBatch(curve)
-    ip_batch.add(a, b_r)
-    ip_ab = ip_batch.evaluate()[0]
+    ip = SharedPairs(curve.name, 1)  # the shared-loop kernel: lines taken two at a time
+    ip.add(b_r, [(a, 0)])
+    ip_ab = ip.products()[0]
     agg_c = backend.msm(curve, "g1", c, fr.from_mont(r_vec))
     lap("ip_ab_agg_c")
     seed = gipa.seed_challenge(curve, hcom, gt.encode(curve.name, ip_ab) + encoding.encode_points(g1, agg_c[None]), r)
