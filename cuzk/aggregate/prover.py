@@ -51,7 +51,9 @@ def _powers(fr, s: int, n: int) -> np.ndarray:
 
 def aggregate(pk: srs.ProverKey, a: np.ndarray, b: np.ndarray, c: np.ndarray, include: bytes, backend,
               timings: dict | None = None) -> AggregateProof:
-    """Aggregate proofs given as arrays A (G1[m]), B (G2[m]), C (G1[m]), m <= pk.n, padded here."""
+    """Aggregate proofs given as arrays A (G1[m]), B (G2[m]), C (G1[m]), m <= pk.n, padded here.
+    The points must lie in the prime-order subgroups (decoders check it): the folds use
+    endomorphism-split scalar multiplication (cuzk.curve.endo_mul)."""
     curve, n = pk.curve, pk.n
     fr, g1, g2 = curve.fr, curve.g1, curve.g2
     m = len(a)
