@@ -41,6 +41,7 @@ class GipaResult:
     challenges: list[int]  # x_j
     challenges_inv: list[int]  # x_j^-1
     extra: int  # the "gipa-extra-link" challenge
+    ip_ab: np.ndarray | None = None  # prod e(A_i, B_i), when `prove` computed it (seed given as a function)
 
 
 def seed_challenge(curve, hcom: int, ip_ab_agg_c: bytes, r: int) -> int:
@@ -70,12 +71,13 @@ def extra_challenge(curve, last: int, finals: bytes, last_round: bytes) -> int:
     return Transcript(curve, "gipa-extra-link").fr(last).bytes(finals).bytes(last_round).challenge()
 
 
-def round_products(curve, aL, aR, bL, bR, cL, cR, vL, vR, wL, wR) -> np.ndarray:
+def round_products(curve, aL, aR, bL, bR, cL, cR, vL, vR, wL, wR, with_ip: bool = False) -> np.ndarray:
     """GT[10]: tab_l (T, U), tab_r (T, U), zab_l, zab_r, tuc_l (T, U), tuc_r (T, U),
-    with the pairs grouped by their G2 point (pairings.SharedPairs)."""
-    sp = SharedPairs(curve.name, 10)
-    sp.add(bL, [(wR[0], 0), (wR[1], 1), (aR, 4)])
-    sp.add(bR, [(wL[0], 2), (wL[1], 3), (aL, 5)])
+    with the pairs grouped by their G2 point (pairings.SharedPairs); with_ip: an
+    eleventh, prod e(A, B) over both halves, whose pairs share B_L's and B_R's steps."""
+    sp = SharedPairs(curve.name, 11 if with_ip else 10)
+    sp.add(bL, [(wR[0], 0), (wR[1], 1), (aR, 4)] + ([(aL, 10)] if with_ip else []))
+    sp.add(bR, [(wL[0], 2), (wL[1], 3), (aL, 5)] + ([(aR, 10)] if with_ip else []))
     sp.add(vL[0], [(aR, 0), (cR, 6)])
     sp.add(vL[1], [(aR, 1), (cR, 7)])
     sp.add(vR[0], [(aL, 2), (cL, 8)])
@@ -89,14 +91,18 @@ def fold(group, fr, left, right, x: int):
     return endo_mul.mul_add(group, right, x % fr.p, left)
 
 
-def prove(curve, backend, a, b, c, r_vec, v, w, seed: int) -> GipaResult:
+def prove(curve, backend, a, b, c, r_vec, v, w, seed) -> GipaResult:
     """Run GIPA on A (G1), B^r (G2), C (G1), r powers (Montgomery Fr), keys v = (v1, v2),
-    w = (w1 r^-i, w2 r^-i); `seed` is the "gipa-0" challenge."""
+    w = (w1 r^-i, w2 r^-i); `seed` is the "gipa-0" challenge, or a function of
+    ip_ab = prod e(A_i, B_i) giving it: ip_ab is then computed with the first round's
+    products (sharing its G2 points' Miller-loop steps) and returned in the result."""
     fr, g1, g2 = curve.fr, curve.g1, curve.g2
     v1, v2 = v
     w1, w2 = w
     comms_ab, comms_c, z_ab, z_c, xs, xs_inv = [], [], [], [], [], []
-    x_inv = seed
+    with_ip = callable(seed)
+    x_inv = None if with_ip else seed
+    ip_ab = None
     last_round = b""
     i = 0
     while len(a) > 1:
@@ -105,7 +111,10 @@ def prove(curve, backend, a, b, c, r_vec, v, w, seed: int) -> GipaResult:
         rL, rR = r_vec[:h], r_vec[h:]
         vL, vR = (v1[:h], v2[:h]), (v1[h:], v2[h:])
         wL, wR = (w1[:h], w2[:h]), (w1[h:], w2[h:])
-        vals = round_products(curve, aL, aR, bL, bR, cL, cR, vL, vR, wL, wR)
+        vals = round_products(curve, aL, aR, bL, bR, cL, cR, vL, vR, wL, wR, with_ip and i == 0)
+        if x_inv is None:
+            ip_ab = vals[10]
+            x_inv = seed(ip_ab)
         comm_ab = vals[0:4].reshape((2, 2) + vals.shape[1:])
         zab = vals[4:6]
         comm_c = vals[6:10].reshape((2, 2) + vals.shape[1:])
@@ -128,7 +137,7 @@ def prove(curve, backend, a, b, c, r_vec, v, w, seed: int) -> GipaResult:
         i += 1
     extra = extra_challenge(curve, xs[-1], finals_bytes(curve, a[0], b[0], c[0]), last_round)
     return GipaResult(np.stack(comms_ab), np.stack(comms_c), np.stack(z_ab), np.stack(z_c), a[0], b[0], c[0],
-                      np.stack([v1[0], v2[0]]), np.stack([w1[0], w2[0]]), xs, xs_inv, extra)
+                      np.stack([v1[0], v2[0]]), np.stack([w1[0], w2[0]]), xs, xs_inv, extra, ip_ab)
 
 
 def verifier_challenges(agg, wire, seed: int) -> tuple[list[int], list[int], int]:

@@ -86,13 +86,15 @@ def aggregate(pk: srs.ProverKey, a: np.ndarray, b: np.ndarray, c: np.ndarray, in
     b_r = endo_mul.mul_add(g2, b, fr.from_mont(r_vec))
     w_r = (endo_mul.mul_add(g1, pk.w1, rinv_can), endo_mul.mul_add(g1, pk.w2, rinv_can))
     lap("rescale")
-    ip = SharedPairs(curve.name, 1)  # the shared-loop kernel: lines taken two at a time
-    ip.add(b_r, [(a, 0)])
-    ip_ab = ip.products()[0]
     agg_c = backend.msm(curve, "g1", c, fr.from_mont(r_vec))
-    lap("ip_ab_agg_c")
-    seed = gipa.seed_challenge(curve, hcom, gt.encode(curve.name, ip_ab) + encoding.encode_points(g1, agg_c[None]), r)
+    lap("ip_ab_agg_c")  # ip_ab is computed by GIPA's first round (its pairs share B_L's and B_R's steps)
+    agg_c_bytes = encoding.encode_points(g1, agg_c[None])
+
+    def seed(ip_ab):
+        return gipa.seed_challenge(curve, hcom, gt.encode(curve.name, ip_ab) + agg_c_bytes, r)
+
     res = gipa.prove(curve, backend, a, b_r, c, r_vec, v, w_r, seed)
+    ip_ab = res.ip_ab
     lap("gipa")
     keys = encoding.encode_points(g2, res.final_vkey) + encoding.encode_points(g1, res.final_wkey)
     z = z_challenge(curve, res.extra, keys, gipa.finals_bytes(curve, res.final_a, res.final_b, res.final_c))
