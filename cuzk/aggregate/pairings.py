@@ -145,7 +145,7 @@ def _raw_steps(pk) -> str:
     """Flat `_dbl_raw(T)` and `_add_raw(T, qx, qy)`: cuzk.curve.pairing's doubling and
     addition steps with the line left unscaled (the factors of P are applied per pair,
     by _scaled), so no products by one are paid per G2 point."""
-    from cuzk.curve.pairing import _add_step, _dbl_step
+    from cuzk.curve.pairing import add_step_code, dbl_step_code
 
     b3 = tuple(3 * v % pk["p"] for v in pk["b2"])
     xi = tuple(pk["xi"])
@@ -167,10 +167,10 @@ def _raw_steps(pk) -> str:
                                           else mul_const(a, c, name))
         return e
 
-    return (emit_function("_dbl_raw", [("T", "g2")], lambda e, T: _dbl_step(raw(e), T, "RAW", "RAW", b3, pk["twist"]),
+    return (emit_function("_dbl_raw", [("T", "g2")], lambda e, T: dbl_step_code(raw(e), T, "RAW", "RAW", b3, pk["twist"]),
                           "2T and the unscaled tangent line.", flat=True)
             + emit_function("_add_raw", [("T", "g2"), ("qx", "fq2"), ("qy", "fq2")],
-                            lambda e, T, qx, qy: _add_step(raw(e), T, qx, qy, "RAW", "RAW", pk["twist"]),
+                            lambda e, T, qx, qy: add_step_code(raw(e), T, qx, qy, "RAW", "RAW", pk["twist"]),
                             "T + Q and the unscaled line through them.", flat=True))
 
 

@@ -208,8 +208,9 @@ def final_exp_program(curve: str) -> np.ndarray:
 # ---- source generation -------------------------------------------------------
 
 
-def _dbl_step(e: Fq2Code, T, x3, ny, b3, twist):
-    """T <- 2T; line coefficients in the order the sparse product takes them."""
+def dbl_step_code(e: Fq2Code, T, x3, ny, b3, twist):
+    """Emits T <- 2T; line coefficients in the order the sparse product takes them (also the
+    aggregate's shared Miller loops, with their own scaling)."""
     X, Y, Z = T
     a = e.mul_fq(e.mul(X, Y), "TWO_INV")
     b, c = e.sqr(Y), e.sqr(Z)
@@ -225,7 +226,7 @@ def _dbl_step(e: Fq2Code, T, x3, ny, b3, twist):
     return T2, ((i, lx, ly) if twist == "M" else (ly, lx, i))
 
 
-def _add_step(e: Fq2Code, T, qx, qy, x, ny, twist):
+def add_step_code(e: Fq2Code, T, qx, qy, x, ny, twist):
     """T <- T + Q (Q affine on the twist) and the line through T and Q."""
     X, Y, Z = T
     theta = e.sub(Y, e.mul(qy, Z))
@@ -258,13 +259,13 @@ def pairing_source(curve: str) -> str:
         emit_function(
             "_dbl_step",
             [("T", "g2"), ("x3", "fq"), ("ny", "fq")],
-            lambda e, T, x3, ny: _dbl_step(e, T, x3, ny, b3, pp["twist"]),
+            lambda e, T, x3, ny: dbl_step_code(e, T, x3, ny, b3, pp["twist"]),
             "2T and the tangent line at P (x3 = 3 xP, ny = -yP).",
         ),
         emit_function(
             "_add_step",
             [("T", "g2"), ("qx", "fq2"), ("qy", "fq2"), ("x", "fq"), ("ny", "fq")],
-            lambda e, T, qx, qy, x, ny: _add_step(e, T, qx, qy, x, ny, pp["twist"]),
+            lambda e, T, qx, qy, x, ny: add_step_code(e, T, qx, qy, x, ny, pp["twist"]),
             "T + Q and the line through T and Q at P.",
         ),
     ]

@@ -8,7 +8,7 @@ all cores that writes only its result:
 
 * `lagrange`: L_j(tau) = scale * w^j / (tau - w^j), the powers, the batch
   inverse (Montgomery's trick per chunk) and both products in one pass;
-* `scaled_powers`: out[i] = scale * base^i (the H scalars);
+* `scaled_powers`: out[i] = scale * base^i (the H scalars; the NTT module's kernel);
 * `combine`: (beta u + alpha v + w) times 1/gamma (inputs) or 1/delta (aux);
 * `canonical_rows`: src[idx[i]] out of Montgomery form (the fixed-base
   scalars, one chunk at a time, no full-size gathered copy);
@@ -32,6 +32,7 @@ import numba
 import numpy as np
 
 from cuzk.field import field_kernels
+from cuzk.backend.cpu.ntt import ntt_kernels
 from cuzk.field.codegen import build_module
 from cuzk.field.threads import threads_for
 
@@ -64,23 +65,6 @@ def lagrange(w, w_inv, tau, scale, out, nchunks):
                 q = fr_mul(inv, fr_load(out, j))  # scale / (tau - w^j)
                 inv = fr_mul(inv, fr_sub(t, x))
                 fr_store(out, j, fr_mul(x, q))
-
-@njit(parallel=True, nogil=True, cache=True)
-def scaled_powers(base, scale, out, nchunks):
-    """out[i] = scale * base^i."""
-    n = out.shape[0]
-    b = fr_load(base, 0)
-    s = fr_load(scale, 0)
-    for c in prange(nchunks):
-        lo = c * n // nchunks
-        hi = (c + 1) * n // nchunks
-        if lo < hi:
-            e = np.empty(1, dtype=np.uint64)
-            e[0] = np.uint64(lo)
-            acc = fr_mul(fr_pow(b, e), s)
-            for i in range(lo, hi):
-                fr_store(out, i, acc)
-                acc = fr_mul(acc, b)
 
 @njit(parallel=True, nogil=True, cache=True)
 def combine(u, v, w, beta, alpha, gamma_inv, delta_inv, ic, l):
@@ -118,7 +102,7 @@ def add_rows(out, idx, x):
 
 @functools.cache
 def setup_kernels(curve: str):
-    """The generated module for `curve`'s Fr: lagrange, scaled_powers, combine, canonical_rows, add_rows."""
+    """The generated module for `curve`'s Fr: lagrange, combine, canonical_rows, add_rows."""
     field = field_kernels(curve)
     return build_module(f"{curve}_setup", f"from {field.__name__} import *\n" + TEMPLATE)
 
@@ -149,7 +133,7 @@ def scaled_powers(fr, base: int, scale: int, count: int) -> np.ndarray:
     """out[i] = scale * base^i for i < count (Montgomery)."""
     out = np.empty((count, 4), dtype=np.uint64)
     with threads_for(count):
-        setup_kernels(fr.curve).scaled_powers(_one(base, fr), _one(scale, fr), out, _nchunks(count))
+        ntt_kernels(fr.curve).scaled_powers(_one(base, fr), _one(scale, fr), out, _nchunks(count))
     return out
 
 

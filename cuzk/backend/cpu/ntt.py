@@ -85,19 +85,28 @@ def stages_strided(a, tw, log_n, log_block, log_tile):
             sub *= 2
 
 @njit(parallel=True, nogil=True, cache=True)
-def powers(base, out, nchunks):
-    """out[i] = base^i (Montgomery), chunked so each thread starts with one pow."""
+def scaled_powers(base, scale, out, nchunks):
+    """out[i] = scale * base^i (Montgomery), chunked so each thread starts with one pow
+    (also Groth16 setup's H scalars)."""
     n = out.shape[0]
     b = fr_load(base, 0)
+    s = fr_load(scale, 0)
     for c in prange(nchunks):
         lo = c * n // nchunks
         hi = (c + 1) * n // nchunks
         e = np.empty(1, dtype=np.uint64)
         e[0] = np.uint64(lo)
-        acc = fr_pow(b, e)
+        acc = fr_mul(fr_pow(b, e), s)
         for i in range(lo, hi):
             fr_store(out, i, acc)
             acc = fr_mul(acc, b)
+
+@njit(nogil=True, cache=True)
+def powers(base, out, nchunks):
+    """out[i] = base^i (Montgomery)."""
+    one = np.empty((1, 4), dtype=np.uint64)
+    fr_store(one, 0, FR_ONE)
+    scaled_powers(base, one, out, nchunks)
 
 @njit(parallel=True, nogil=True, cache=True)
 def scale_by_powers(a, base, scale, nchunks):
