@@ -18,7 +18,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cuzk.curve import get_curve
 from cuzk.formats import proof_bytes, snarkjs_json
 from cuzk.formats.zkey import read_zkey
 from cuzk.server.local_daemon import LocalDaemon
@@ -48,7 +47,7 @@ def measure(zkey: Path, wtns: Path, out: Path, repeat: int, backend: str = "auto
     """Time `repeat` proofs of the circuit in `zkey` for the witness in `wtns` through a fresh daemon;
     the last proof goes to out/cuzk-daemon.proof.json and .public.json."""
     witness = wtns.read_bytes()
-    curve = get_curve(read_zkey(zkey).curve.name)
+    curve = read_zkey(zkey).curve
     with tempfile.TemporaryDirectory(prefix="cuzk-latency-") as tmp:
         t0 = time.perf_counter()
         daemon = LocalDaemon(Path(tmp), config(zkey.resolve(), backend)).start()
