@@ -5,8 +5,9 @@
 #   scripts/gpu_check.sh [quick|tune|msm|tables|kernels|prove|full|gpus]
 #   tests: the GPU tests only; quick: tests + small benchmarks; tune: MSM kernel variants + tests; kernels: tests + the kernel
 #   benchmark; prove: the proof benchmark; full: all (may exceed one 600 s device call);
-#   partition: SpMV tests, bench prove 2^24 and a batch of 3 at 2^27 (issue 16); latency: bench latency --resident cuda (issue 19);
+#   partition: kernel, table and Groth16 GPU tests, bench prove 2^24 and a batch of 3 at 2^27 (issue 16); latency: bench latency --resident cuda (issue 19);
 #   sector: a 32g sector through daemons, one at a time (PRESET, COUNT, MODES, BATCH, SYNTH), then GPU engine tests;
+#   final: GPU kernel/table/Groth16 tests, bench latency 2^20 (resident cuda, rapidsnark in .anchors/), bench aggregate;
 #   msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
 MODE=${1:-full}
@@ -58,9 +59,10 @@ if [ "$MODE" = sector ]; then  # issue 17: a 32g sector through daemons (paramet
     tests/groth16/test_prove_batch_prefetch.py --durations=6 2>&1 | tail -12 | tee "$OUT/sector_tests.txt"
   save_cache; exit 0
 fi
-if [ "$MODE" = partition ]; then  # issue 16: device SpMV tests, one proof at 2^24, a batch of 3 at 2^27
-  timeout 150 python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_kernels.py -k "spmv or quotient" \
-    tests/groth16/test_groth16.py --durations=5 2>&1 | tail -12 | tee "$OUT/partition_tests.txt"
+if [ "$MODE" = partition ]; then  # issue 16: GPU kernel tests, one proof at 2^24, a batch of 3 at 2^27
+  timeout ${TESTS_S:-200} python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_kernels.py \
+    tests/backend/test_gpu_tables.py tests/groth16/test_groth16.py --durations=8 2>&1 | tail -14 \
+    | tee "$OUT/partition_tests.txt"
   timeout 120 python3 -m cuzk bench prove --backend cuda --sizes 24 --repeat 3 --json "$OUT/prove24.json" 2>&1 \
     | tee "$OUT/bench_prove24.txt"
   save_cache
@@ -74,6 +76,18 @@ if [ "$MODE" = latency ]; then  # issue 19 item 4: a daemon-resident circom circ
     --rapidsnark "${RAPIDSNARK:-.anchors/prover}" --dir /tmp/cuzk-latency --json "$OUT/latency.json" 2>&1 \
     | tee "$OUT/latency.txt"
   save_cache; exit 0
+fi
+if [ "$MODE" = final ]; then  # GPU tests, then issue 19's H200 latency and issue 20's aggregation on this host
+  timeout ${TESTS_S:-200} python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_kernels.py \
+    tests/backend/test_gpu_tables.py tests/groth16/test_groth16.py --durations=8 2>&1 | tail -14 \
+    | tee "$OUT/final_tests.txt"
+  save_cache
+  timeout ${AGG_S:-220} python3 -m cuzk bench aggregate --sizes ${AGG_SIZES:-1024,8192} --backend cuda --repeat 3 \
+    --json "$OUT/aggregate.json" 2>&1 | tee "$OUT/aggregate.txt"
+  nproc >> "$OUT/aggregate.txt"
+  timeout $(( ${CALL_S:-580} - SECONDS )) python3 -m cuzk bench latency --sizes 20 --repeat 3 --resident cuda \
+    --rapidsnark .anchors/prover --dir /tmp/cuzk-latency --json "$OUT/latency.json" 2>&1 | tee "$OUT/latency.txt"
+  exit 0
 fi
 if [ "$MODE" = setup ]; then  # issue 17: parameters made on the GPU (fixed-base kernel), engine's device rows
   [ -n "${NOTEST:-}" ] || timeout 240 python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_fixed_base.py \

@@ -69,6 +69,32 @@ def test_msm_matches_cpu(cuda, curve_name, group, log_n):
 
 
 @pytest.mark.parametrize("curve_name", CURVES)
+@pytest.mark.parametrize("group,other_share", [("g1", 0.03), ("g1", 0.3), ("g2", 0.1)])
+def test_sparse_msm_matches_cpu(curve_name, group, other_share):
+    """Mostly 0/1 scalars (PoRep's L, A, B): the few others are gathered with their indices
+    before Pippenger; at 30 % a window table serves them too (rows offset by window)."""
+    from cuzk.backend.cuda import CudaBackend
+
+    curve = get_curve(curve_name)
+    pool = pool_of(curve_name, group, 4096)
+    rng = np.random.default_rng(int(other_share * 100))
+    n = 1 << 14
+    idx = rng.integers(0, 4096, n)
+    ints = [int(x) for x in rng.integers(0, 2, n)]
+    others = rng.choice(n, int(other_share * n), replace=False)
+    full = pool.random_scalars(len(others), rng)
+    for j, (i, k) in enumerate(zip(others, full)):
+        ints[i] = [pool.r - 1, 2, 1 << 200, k][j % 4]
+    sc = pool.scalars(ints)
+    be = CudaBackend()
+    pts = pool.points[idx]
+    got = be.msm(curve, group, pts, sc)
+    assert (got == get_backend("cpu").msm(curve, group, pts, sc)).all()
+    assert pool.G.to_ints(got[None])[0] == pool.expect([pool.logs[i] for i in idx], ints)
+    assert (len(be.tables) == 1) == (other_share >= 0.25)
+
+
+@pytest.mark.parametrize("curve_name", CURVES)
 def test_ntt_large_matches_cpu(cuda, curve_name):
     curve = get_curve(curve_name)
     cpu = get_backend("cpu")
@@ -158,3 +184,4 @@ def test_pinned_uploads_and_hot_tier_copies(cuda):
     held[:] = a
     assert be.uploader.pool.owns(held)
     assert np.array_equal(cp.asnumpy(be.witness(held)), a)  # already pinned: no staging copy
+

@@ -15,10 +15,10 @@ __device__ __forceinline__ bool scalar_is_one(const u32* s) {
 }
 
 // One pass over the scalars: indices of scalars equal to 1 (for the
-// batch-addition kernel; order is irrelevant, the sum is exact) and the
-// number of scalars that are neither 0 nor 1 (which sizes the windows).
-// counts[0] = ones, counts[1] = others.
-extern "C" __global__ void msm_classify(const u32* scalars, u64 n, u32* ones, u32* counts) {
+// batch-addition kernel; order is irrelevant, the sum is exact) and of the
+// scalars that are neither 0 nor 1 (Pippenger's; gathered when they are few,
+// so its digit and sort passes cover only them). counts[0] = ones, counts[1] = others.
+extern "C" __global__ void msm_classify(const u32* scalars, u64 n, u32* ones, u32* others, u32* counts) {
     const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const u32* s = scalars + i * 8;
@@ -29,7 +29,7 @@ extern "C" __global__ void msm_classify(const u32* scalars, u64 n, u32* ones, u3
     if (scalar_is_one(s)) {
         ones[atomicAdd(&counts[0], 1u)] = (u32)i;
     } else {
-        atomicAdd(&counts[1], 1u);
+        others[atomicAdd(&counts[1], 1u)] = (u32)i;
     }
 }
 
@@ -75,17 +75,20 @@ extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin
     if (carry) atomicOr(err, 1u);
 }
 
-// Place each (window, point) into its bucket's run: sorted[pos] = the point's
-// index (i, or w * n + i in a window table) | neg << 31.
-extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32 merged, u32* cursor, u32* sorted) {
+// Place each (window, scalar j) into its bucket's run: sorted[pos] = the base's index
+// (index[j] for gathered scalars, else j; plus w * nbases in a window table) | neg << 31.
+extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32 merged, const u32* index,
+                                       u32 indexed, u64 nbases, u32* cursor, u32* sorted) {
     const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= n * nwin) return;
     const u32 k = keys[t];
     if (k == SKIP_KEY) return;
     const u32 key = k & 0x7fffffffu;
     const u32 pos = atomicAdd(&cursor[key], 1u);
-    const u32 i = (u32)(merged ? t : t % n);
-    sorted[pos] = i | (k & 0x80000000u);
+    const u64 j = t % n;
+    u64 i = indexed ? index[j] : j;
+    if (merged) i += (t / n) * nbases;
+    sorted[pos] = (u32)i | (k & 0x80000000u);
 }
 
 // Montgomery's batch inversion for a grid-strided set of XYZZ points, in two halves that the

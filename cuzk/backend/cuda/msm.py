@@ -167,7 +167,8 @@ def _tree_sum(curve, group, pts: cp.ndarray, count: int, kern=fn) -> cp.ndarray:
 
 def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: int, *, c: int | None = None,
               threads: int = ACC_THREADS, kern=fn, timer=None, work: int | None = None,
-              table: WindowTable | None = None, split: int | None = None) -> cp.ndarray:
+              table: WindowTable | None = None, split: int | None = None,
+              index: cp.ndarray | None = None) -> cp.ndarray:
     """One XYZZ point (device, u32 words) = sum scalars[i] * bases[i].
 
     `kern(curve_name, kernel_name)` gives the launchable kernel (the tuning
@@ -176,7 +177,10 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
     to batch addition); `work` is the number of other scalars, which sizes
     the windows. With a `table` (over these bases) every window adds into one
     set of buckets; its scalars must be canonical (< 2^255). `split` threads
-    share each bucket (a power of two: more threads when buckets are few)."""
+    share each bucket (a power of two: more threads when buckets are few).
+    With `index`, the n scalars are gathered ones: scalar j multiplies
+    bases[index[j]], so sparse scalar vectors cost passes over their nonzero
+    entries only."""
     stage = timer.phase if timer is not None else _no_phase
     if table is not None:
         c, nwin, half = table.c, table.nwin, 1 << (table.c - 1)
@@ -203,8 +207,11 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
         cursor = offsets[:-1].copy()
         total = nwin * n
         ordered = cp.empty(max(1, total), dtype=cp.uint32)
+        nbases = table.n if table is not None else 0  # only a window table offsets by window
         kern(curve.name, "msm_scatter")(((total + 255) // 256,), (256,),
-                                        (keys, np.uint64(n), np.uint32(nwin), merged, cursor, ordered))
+                                        (keys, np.uint64(n), np.uint32(nwin), merged,
+                                         index if index is not None else keys, np.uint32(index is not None),
+                                         np.uint64(nbases), cursor, ordered))
         del keys, cursor, counts
     words = _coord_words(group, curve) * 4
     with stage("accumulate"):
@@ -270,8 +277,9 @@ def _bases_view(curve, group, d_bases: cp.ndarray) -> cp.ndarray:
 
 
 def msm(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, timer=None, table=None) -> np.ndarray:
-    """Scalars 0 are dropped, 1 go to batch addition, the rest to Pippenger
-    over the full base array (no gather: its digits skip the 0/1 scalars).
+    """Scalars 0 are dropped, 1 go to batch addition, the rest to Pippenger:
+    over the full base array when they are most scalars, else gathered with
+    their indices (PoRep's L, A and B: ~1-4 % of 2^27 scalars).
 
     `table` gives the window table over these bases for Pippenger: called
     with no argument, only when at least a quarter of the scalars need
@@ -289,8 +297,9 @@ def msm(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, timer=Non
     s32 = s.view(cp.uint32)
     with stage("classify"):
         ones = cp.empty(n, dtype=cp.uint32)
+        others = cp.empty(n, dtype=cp.uint32)
         counts = cp.zeros(2, dtype=cp.uint32)
-        fn(curve.name, "msm_classify")(((n + 255) // 256,), (256,), (s32, np.uint64(n), ones, counts))
+        fn(curve.name, "msm_classify")(((n + 255) // 256,), (256,), (s32, np.uint64(n), ones, others, counts))
         n_one, n_other = (int(x) for x in counts.get())
     parts = []
     if n_one:
@@ -302,9 +311,15 @@ def msm(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, timer=Non
         if table is not None and 4 * n_other >= n:
             with stage("table"):
                 wt = table()
+        index, scalars, m = None, s32, n
+        if 2 * n_other <= n:  # few: Pippenger's digit and sort passes cover only these
+            with stage("gather"):
+                index = others[:n_other]
+                scalars, m = s32.reshape(n, 8)[index], n_other
+        del others
         with stage("pippenger"):
-            parts.append(_xyzz_to_host(curve, group, pippenger(curve, group, flat, s32, n, timer=timer, work=n_other,
-                                                                  table=wt), 1))
+            parts.append(_xyzz_to_host(curve, group, pippenger(curve, group, flat, scalars, m, timer=timer,
+                                                                  work=n_other, table=wt, index=index), 1))
     return _combine(curve, group, parts)
 
 
