@@ -49,7 +49,9 @@ def register(subparsers) -> None:
     p.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"], help="compute backend (default auto)")
     p.add_argument("--verbose", "-v", action="store_true", help="also print sizes and the backend")
     p.add_argument("--quiet", "-q", action="store_true", help="print no timings")
-    p.set_defaults(func=cmd_prove)
+    # Nothing cmd_prove starts outlives it (its files are closed, its pools idle): the process may
+    # end without the interpreter's teardown (cli/main.py).
+    p.set_defaults(func=cmd_prove, fast_exit=True)
 
 
 class _Phases:

@@ -17,19 +17,56 @@ recorded once (`cs.template()`) and stamped (`cs.stamp(...)`).
 circom's .r1cs/.wtns files are read by cuzk.formats (circom_r1cs, wtns).
 """
 
-from .checking import TestCS
-from .coefficients import decode as decode_coefficient
-from .coefficients import encode as encode_coefficient
-from .compiled import CompiledCircuit, CsrMatrix
-from .evaluation import check_satisfied, evaluate, unsatisfied_rows
-from .linear_combination import LC, LinearCombination
-from .pce_file import load as load_compiled
-from .pce_file import save as save_compiled
-from .recording import RecordingCS
-from .stamping import SparseRows, Template
-from .system import CURVES, ConstraintSystem
-from .variable import ONE, Variable, aux_var, columns, index_of, input_var, is_aux, is_input
-from .witness import WitnessCS
+from __future__ import annotations
+
+import importlib
+
+# name -> (submodule, attribute): imported on first use (PEP 562), so that a
+# reader of compiled circuits (`cuzk.r1cs.compiled`, what `cuzk prove` needs)
+# does not pay for the constraint-system writers' imports.
+_EXPORTS = {
+    "TestCS": ("checking", "TestCS"),
+    "decode_coefficient": ("coefficients", "decode"),
+    "encode_coefficient": ("coefficients", "encode"),
+    "CompiledCircuit": ("compiled", "CompiledCircuit"),
+    "CsrMatrix": ("compiled", "CsrMatrix"),
+    "check_satisfied": ("evaluation", "check_satisfied"),
+    "evaluate": ("evaluation", "evaluate"),
+    "unsatisfied_rows": ("evaluation", "unsatisfied_rows"),
+    "LC": ("linear_combination", "LC"),
+    "LinearCombination": ("linear_combination", "LinearCombination"),
+    "load_compiled": ("pce_file", "load"),
+    "save_compiled": ("pce_file", "save"),
+    "RecordingCS": ("recording", "RecordingCS"),
+    "SparseRows": ("stamping", "SparseRows"),
+    "Template": ("stamping", "Template"),
+    "CURVES": ("system", "CURVES"),
+    "ConstraintSystem": ("system", "ConstraintSystem"),
+    "ONE": ("variable", "ONE"),
+    "Variable": ("variable", "Variable"),
+    "aux_var": ("variable", "aux_var"),
+    "columns": ("variable", "columns"),
+    "index_of": ("variable", "index_of"),
+    "input_var": ("variable", "input_var"),
+    "is_aux": ("variable", "is_aux"),
+    "is_input": ("variable", "is_input"),
+    "WitnessCS": ("witness", "WitnessCS"),
+}
+
+
+def __getattr__(name: str):
+    try:
+        module, attr = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __all__ = [
     "ONE",
