@@ -164,6 +164,8 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
             print(f"  round {r + 1} {mode:<18} {summary['proofs_per_min']:8.2f} proofs/min "
                   f"({summary['completed']}/{summary['count']} completed, {summary['verified']} verified)")
             last_recs = (mode, recs)
+            if args.trace and r == rounds - 1:  # so far, likewise: a cut-off run keeps the modes it finished
+                write_trace(args.trace, "".join(traces.get(m, "") for m in modes))
             if args.json:  # so far, in case the run is cut off (a device call's time limit): replaced at the end
                 with open(args.json, "w") as fh:
                     json.dump({"partial": True, "circuit_id": cid, "runs": runs}, fh, indent=1)
