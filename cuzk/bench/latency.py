@@ -260,12 +260,14 @@ def table(results: list[SizeResult]) -> str:
 
 
 def resident_table(results: list[SizeResult]) -> str:
-    lines = [f"{'constraints':>12} {'daemon ms/proof':>15} {'prover ms':>9} {'rapidsnark s':>12} "
-             f"{'daemon/rapidsnark':>17}  backend (ready s, warm-up s)  verified"]
+    lines = [f"{'constraints':>12} {'daemon ms/proof':>15} {'prover ms':>9} {'synthesis ms':>12} {'in daemon ms':>12} "
+             f"{'rapidsnark s':>12} {'daemon/rapidsnark':>17}  backend (ready s, warm-up s)  verified"]
     for r in results:
         d = r.resident
         ok = {True: "ok", False: "FAIL", None: "-"}[d.get("verified")]
+        dm = d.get("daemon_ms") or {}
         lines.append(f"{r.constraints:>12,} {d['median_ms']:>15.1f} {d['prover_ms']:>9.0f} "
+                     f"{dm.get('synthesis', float('nan')):>12.0f} {dm.get('total', float('nan')):>12.0f} "
                      f"{_fmt(r.tools['rapidsnark'].median_s):>12} {_fmt(r.ratio_resident_rapidsnark):>17}  "
                      f"{d['backend']} ({d['ready_s']:.1f}, {d['warmup_s']:.1f})  {ok}")
     return "\n".join(lines)

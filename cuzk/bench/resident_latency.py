@@ -36,6 +36,9 @@ class ResidentRun:
     ms: list[float] = field(default_factory=list)
     median_ms: float | None = None
     prover_ms: float | None = None  # the daemon's own prover time of the last proof
+    # the last proof's phases as the daemon timed them (queue_wait, synthesis, prover, total): what
+    # the client's time holds beyond `total` is the request's transport
+    daemon_ms: dict = field(default_factory=dict)
 
 
 def config(zkey: Path, backend: str) -> str:
@@ -67,6 +70,8 @@ def measure(zkey: Path, wtns: Path, out: Path, repeat: int, backend: str = "auto
             daemon.stop()
     run.median_ms = round(statistics.median(run.ms), 2)
     run.prover_ms = float(r.gpu_compute_ms)
+    run.daemon_ms = {"queue_wait": float(r.queue_wait_ms), "synthesis": float(r.synthesis_ms),
+                     "prover": float(r.gpu_compute_ms), "total": float(r.total_ms)}
     proof = proof_bytes.decode(curve.name, r.proof)
     snarkjs_json.write_proof(out / "cuzk-daemon.proof.json", proof)
     snarkjs_json.write_public(out / "cuzk-daemon.public.json",

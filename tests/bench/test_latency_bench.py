@@ -108,6 +108,8 @@ def test_resident_daemon_proofs_verify_and_are_timed(workdir):
     d = size["resident"]
     assert d["backend"].startswith("cpu") and len(d["ms"]) == 1 and d["median_ms"] > 0 and d["prover_ms"] >= 0
     assert d["verified"] is True
+    dm = d["daemon_ms"]  # the daemon's own phases: its prover time is within its total, within the client's
+    assert dm["prover"] == d["prover_ms"] and dm["prover"] <= dm["total"] <= d["ms"][-1] + 1
     assert (size["ratio_resident_rapidsnark"] is not None) == RAPIDSNARK.is_file()
     run_dir = workdir / f"run_{SIZE}"
     assert json.loads((run_dir / "cuzk-daemon.public.json").read_text()) == json.loads(
