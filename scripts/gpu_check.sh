@@ -25,6 +25,17 @@ save_cache() {
   tar -czf "$OUT/cache/cupy-cache.tgz" .cupy-cache 2>/dev/null
   tar -czf "$OUT/cache/cuzk-cache.tgz" /tmp/cuzk-cache 2>/dev/null
 }
+gpu_kernel_tests() {  # the kernel, window-table and Groth16 GPU tests; $1: where their summary goes
+  timeout ${TESTS_S:-200} python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_kernels.py \
+    tests/backend/test_gpu_tables.py tests/groth16/test_groth16.py --durations=8 2>&1 | tail -14 | tee "$1"
+}
+# issue 19 item 4: a daemon-resident circom circuit (2^20) on the GPU against rapidsnark on the host's cores;
+# rapidsnark is not in the repository: copy ../shared/anchors/rapidsnark/prover to .anchors/ (ignored) and carry it
+bench_latency() {  # $1: seconds
+  timeout "$1" python3 -m cuzk bench latency --sizes ${SIZES:-20} --repeat ${REPEAT:-3} --resident cuda \
+    --rapidsnark "${RAPIDSNARK:-.anchors/prover}" --dir /tmp/cuzk-latency --json "$OUT/latency.json" 2>&1 \
+    | tee "$OUT/latency.txt"
+}
 if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 fi
@@ -60,9 +71,7 @@ if [ "$MODE" = sector ]; then  # issue 17: a 32g sector through daemons (paramet
   save_cache; exit 0
 fi
 if [ "$MODE" = partition ]; then  # issue 16: GPU kernel tests, one proof at 2^24, a batch of 3 at 2^27
-  timeout ${TESTS_S:-200} python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_kernels.py \
-    tests/backend/test_gpu_tables.py tests/groth16/test_groth16.py --durations=8 2>&1 | tail -14 \
-    | tee "$OUT/partition_tests.txt"
+  gpu_kernel_tests "$OUT/partition_tests.txt"
   timeout 120 python3 -m cuzk bench prove --backend cuda --sizes 24 --repeat 3 --json "$OUT/prove24.json" 2>&1 \
     | tee "$OUT/bench_prove24.txt"
   save_cache
@@ -71,22 +80,16 @@ if [ "$MODE" = partition ]; then  # issue 16: GPU kernel tests, one proof at 2^2
   exit 0
 fi
 if [ "$MODE" = latency ]; then  # issue 19 item 4: a daemon-resident circom circuit of 2^20 against rapidsnark
-  # rapidsnark is not in the repository: copy ../shared/anchors/rapidsnark/prover to .anchors/ (ignored) and carry it
-  timeout ${CALL_LEFT_S:-500} python3 -m cuzk bench latency --sizes ${SIZES:-20} --repeat ${REPEAT:-3} --resident cuda \
-    --rapidsnark "${RAPIDSNARK:-.anchors/prover}" --dir /tmp/cuzk-latency --json "$OUT/latency.json" 2>&1 \
-    | tee "$OUT/latency.txt"
+  bench_latency ${CALL_LEFT_S:-500}
   save_cache; exit 0
 fi
 if [ "$MODE" = final ]; then  # GPU tests, then issue 19's H200 latency and issue 20's aggregation on this host
-  timeout ${TESTS_S:-200} python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_kernels.py \
-    tests/backend/test_gpu_tables.py tests/groth16/test_groth16.py --durations=8 2>&1 | tail -14 \
-    | tee "$OUT/final_tests.txt"
+  gpu_kernel_tests "$OUT/final_tests.txt"
   save_cache
   timeout ${AGG_S:-220} python3 -m cuzk bench aggregate --sizes ${AGG_SIZES:-1024,8192} --backend cuda --repeat 3 \
     --json "$OUT/aggregate.json" 2>&1 | tee "$OUT/aggregate.txt"
   nproc >> "$OUT/aggregate.txt"
-  timeout $(( ${CALL_S:-580} - SECONDS )) python3 -m cuzk bench latency --sizes 20 --repeat 3 --resident cuda \
-    --rapidsnark .anchors/prover --dir /tmp/cuzk-latency --json "$OUT/latency.json" 2>&1 | tee "$OUT/latency.txt"
+  bench_latency $(( ${CALL_S:-580} - SECONDS ))
   exit 0
 fi
 if [ "$MODE" = setup ]; then  # issue 17: parameters made on the GPU (fixed-base kernel), engine's device rows
