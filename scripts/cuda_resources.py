@@ -1,7 +1,9 @@
 """Compile the CUDA module offline with nvcc and print per-kernel registers,
 spills and stack: a check of the device code on a machine without a GPU.
 
-    python scripts/cuda_resources.py [bls12_381|bn254] [kernel-substring ...]
+    python scripts/cuda_resources.py [--pairing] [bls12_381|bn254] [kernel-substring ...]
+
+--pairing compiles the aggregate's pairing module (pairing_source.py) instead.
 """
 
 import re
@@ -36,17 +38,29 @@ def _expand(name: str, seen: set) -> str:
 
 
 def main() -> None:
-    curve = sys.argv[1] if len(sys.argv) > 1 else "bls12_381"
-    want = sys.argv[2:]
-    mod = (CUDA / "module.py").read_text()
-    names = re.search(r"SOURCES = \(([^)]*)\)", mod).group(1)
-    sources = re.findall(r'"([\w.]+)"', names)
-    seen: set = set()
-    body = "".join(_expand(n, seen) for n in sources)
+    args = sys.argv[1:]
+    pairing = "--pairing" in args
+    args = [a for a in args if a != "--pairing"]
+    curve = args[0] if args else "bls12_381"
+    want = args[1:]
+    head = "typedef unsigned int u32;\ntypedef unsigned long long u64;\n" + _consts(curve)
+    if pairing:  # pairing_source.py loaded by path: the package imports cupy
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("pairing_source", CUDA / "pairing_source.py")
+        ps = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(ps)
+        code = ps.module_source(curve, head, _expand)
+    else:
+        mod = (CUDA / "module.py").read_text()
+        names = re.search(r"SOURCES = \(([^)]*)\)", mod).group(1)
+        sources = re.findall(r'"([\w.]+)"', names)
+        seen: set = set()
+        code = head + "".join(_expand(n, seen) for n in sources)
     with tempfile.TemporaryDirectory() as tmp:
         keep = __import__("os").environ.get("CUBIN_OUT")
         cu = Path(tmp) / "m.cu"
-        cu.write_text("typedef unsigned int u32;\ntypedef unsigned long long u64;\n" + _consts(curve) + body)
+        cu.write_text(code)
         t = time.time()
         r = subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-cubin", "-Xptxas", "-v", str(cu), "-o",
                             str(Path(tmp) / "m.cubin")], capture_output=True, text=True)

@@ -8,6 +8,7 @@
 #   partition: kernel, table and Groth16 GPU tests, bench prove 2^24 and a batch of 3 at 2^27 (issue 16); latency: bench latency --resident cuda (issue 19);
 #   sector: a 32g sector through daemons, one at a time (PRESET, COUNT, MODES, BATCH, SYNTH), then GPU engine tests;
 #   final: GPU kernel/table/Groth16 tests, bench latency 2^20 (resident cuda, rapidsnark in .anchors/), bench aggregate;
+#   aggregate: pairing-module compile, GPU pairing tests, bench aggregate 1024,8192 on cuda (issue 20);
 #   msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
 MODE=${1:-full}
@@ -19,11 +20,13 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=/tmp/site:. CUZK_CACHE_DIR=/tmp/cuzk-cache
 # carry it next time: NVRTC takes 35-80 s cold
 export CUPY_CACHE_DIR=$PWD/.cupy-cache
 [ -f .gpu-cache/cupy-cache.tgz ] && tar -xzf .gpu-cache/cupy-cache.tgz
-[ -f .gpu-cache/cuzk-cache.tgz ] && tar -xzf .gpu-cache/cuzk-cache.tgz -C /
+# the numba cache is CPU-specific (this machine's emeraldrapids): it comes back in 15 MiB parts (16 MiB a file)
+ls .gpu-cache/cuzk-cache.tgz.part-* >/dev/null 2>&1 && cat .gpu-cache/cuzk-cache.tgz.part-* | tar -xz -C /
 save_cache() {
   mkdir -p "$OUT/cache"
   tar -czf "$OUT/cache/cupy-cache.tgz" .cupy-cache 2>/dev/null
-  tar -czf "$OUT/cache/cuzk-cache.tgz" /tmp/cuzk-cache 2>/dev/null
+  rm -f "$OUT"/cache/cuzk-cache.tgz.part-*
+  tar -czf - /tmp/cuzk-cache 2>/dev/null | split -b 15M - "$OUT/cache/cuzk-cache.tgz.part-"
 }
 gpu_kernel_tests() {  # the kernel, window-table and Groth16 GPU tests; $1: where their summary goes
   timeout ${TESTS_S:-200} python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_kernels.py \
@@ -91,6 +94,22 @@ if [ "$MODE" = final ]; then  # GPU tests, then issue 19's H200 latency and issu
   nproc >> "$OUT/aggregate.txt"
   bench_latency $(( ${CALL_S:-580} - SECONDS ))
   exit 0
+fi
+if [ "$MODE" = aggregate ]; then  # issue 20: pairing products on the GPU (tests), then bench aggregate on this host
+  python3 - <<'PY' 2>&1 | tee -a "$OUT/compile.txt"
+import time
+from cuzk.backend.cuda.pairing import _module
+for c in ("bls12_381", "bn254"):
+    t = time.time(); _module(c); print(f"nvrtc pairing {c}: {time.time() - t:.1f} s")
+PY
+  save_cache
+  timeout ${TESTS_S:-300} python3 -m pytest -q -p no:cacheprovider -m gpu tests/aggregate/test_gpu_pairings.py \
+    --durations=6 2>&1 | tail -12 | tee "$OUT/aggregate_tests.txt"
+  save_cache
+  timeout $(( ${CALL_S:-585} - SECONDS )) python3 -m cuzk bench aggregate --sizes ${AGG_SIZES:-1024,8192} \
+    --backend cuda --repeat 3 --json "$OUT/aggregate.json" 2>&1 | tee "$OUT/aggregate.txt"
+  nproc >> "$OUT/aggregate.txt"
+  save_cache; du -sh "$OUT"/cache/* >> "$OUT/aggregate.txt"; exit 0
 fi
 if [ "$MODE" = setup ]; then  # issue 17: parameters made on the GPU (fixed-base kernel), engine's device rows
   [ -n "${NOTEST:-}" ] || timeout 240 python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_fixed_base.py \

@@ -71,11 +71,11 @@ def extra_challenge(curve, last: int, finals: bytes, last_round: bytes) -> int:
     return Transcript(curve, "gipa-extra-link").fr(last).bytes(finals).bytes(last_round).challenge()
 
 
-def round_products(curve, aL, aR, bL, bR, cL, cR, vL, vR, wL, wR, with_ip: bool = False) -> np.ndarray:
+def round_products(curve, backend, aL, aR, bL, bR, cL, cR, vL, vR, wL, wR, with_ip: bool = False) -> np.ndarray:
     """GT[10]: tab_l (T, U), tab_r (T, U), zab_l, zab_r, tuc_l (T, U), tuc_r (T, U),
     with the pairs grouped by their G2 point (pairings.SharedPairs); with_ip: an
     eleventh, prod e(A, B) over both halves, whose pairs share B_L's and B_R's steps."""
-    sp = SharedPairs(curve.name, 11 if with_ip else 10)
+    sp = SharedPairs(curve.name, 11 if with_ip else 10, backend)
     sp.add(bL, [(wR[0], 0), (wR[1], 1), (aR, 4)] + ([(aL, 10)] if with_ip else []))
     sp.add(bR, [(wL[0], 2), (wL[1], 3), (aL, 5)] + ([(aR, 10)] if with_ip else []))
     sp.add(vL[0], [(aR, 0), (cR, 6)])
@@ -111,7 +111,7 @@ def prove(curve, backend, a, b, c, r_vec, v, w, seed) -> GipaResult:
         rL, rR = r_vec[:h], r_vec[h:]
         vL, vR = (v1[:h], v2[:h]), (v1[h:], v2[h:])
         wL, wR = (w1[:h], w2[:h]), (w1[h:], w2[h:])
-        vals = round_products(curve, aL, aR, bL, bR, cL, cR, vL, vR, wL, wR, with_ip and i == 0)
+        vals = round_products(curve, backend, aL, aR, bL, bR, cL, cR, vL, vR, wL, wR, with_ip and i == 0)
         if x_inv is None:
             ip_ab = vals[10]
             x_inv = seed(ip_ab)

@@ -26,7 +26,6 @@ import numpy as np
 
 from cuzk.field import fields_of
 from cuzk.field.codegen import build_module
-from cuzk.field.threads import threads_for
 from cuzk.field.tower import towers_of
 from cuzk.field.tower_source import tower_kernels
 
@@ -138,14 +137,6 @@ def gt_decode(b, parts, out, ok):
             fq12_store(out, lo + i, a)
             ok[lo + i] = fq12_eq(fq12_mul(fq12_frob(a, 4), a), fq12_frob(a, 2))
 
-@njit(parallel=True, cache=True)
-def gt_group_products(vals, starts, out):
-    """out[k] = prod vals[starts[k]:starts[k+1]] (any Fq12 values)."""
-    for k in prange(len(starts) - 1):
-        acc = FQ12_ONE
-        for i in range(starts[k], starts[k + 1]):
-            acc = fq12_mul(acc, fq12_load(vals, i))
-        fq12_store(out, k, acc)
 '''
 
 
@@ -206,16 +197,6 @@ def multiexp(curve: str, bases: np.ndarray, exponents: list[int], parts: int | N
     for k in range(1, parts):
         acc = fq12.mul(acc, out[k : k + 1])
     return acc[0]
-
-
-def group_products(curve: str, vals: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    fq12 = towers_of(curve)[1]
-    vals = np.ascontiguousarray(vals, dtype=np.uint64)
-    starts = np.ascontiguousarray(starts, dtype=np.int64)
-    out = fq12.zeros(len(starts) - 1)
-    with threads_for(len(vals) * 64):
-        gt_kernels(curve).gt_group_products(vals, starts, out)
-    return out
 
 
 def in_cyclotomic_subgroup(curve: str, a: np.ndarray) -> np.ndarray:

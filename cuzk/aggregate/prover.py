@@ -72,7 +72,7 @@ def aggregate(pk: srs.ProverKey, a: np.ndarray, b: np.ndarray, c: np.ndarray, in
 
     a, b, c = pad(a, n), pad(b, n), pad(c, n)
     v, w = (pk.v1, pk.v2), (pk.w1, pk.w2)
-    sp = SharedPairs(curve.name, 4)  # pair(v, w, A, B) and single(v, C), grouped by G2 point
+    sp = SharedPairs(curve.name, 4, backend)  # pair(v, w, A, B) and single(v, C), grouped by G2 point
     sp.add(v[0], [(a, 0), (c, 2)])
     sp.add(v[1], [(a, 1), (c, 3)])
     sp.add(b, [(w[0], 0), (w[1], 1)])

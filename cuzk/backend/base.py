@@ -46,6 +46,15 @@ class Backend(ABC):
     def spmv(self, curve: Curve | str, indptr, cols, coeff_idx, coeff_table, w: np.ndarray) -> np.ndarray:
         """out[row] = sum_k coeff_table[coeff_idx[k]] * w[cols[k]] over the row's CSR range."""
 
+    # ---- pairing products (SnarkPack aggregation) ---------------------------
+    @abstractmethod
+    def miller_products(self, curve: Curve | str, g1: np.ndarray, g2: np.ndarray, q_ptr: np.ndarray,
+                        p_idx: np.ndarray, prod: np.ndarray, nprod: int) -> np.ndarray:
+        """Fq12[nprod]: for each product k, the Miller-loop value of its pairs, before the
+        final exponentiation (two backends' values agree after it). The pairs of G2 point
+        g2[q] are j in q_ptr[q]..q_ptr[q+1]-1, meeting G1 point g1[p_idx[j]] in product
+        prod[j]; no point is at infinity, and the points lie in G1 and G2."""
+
     # ---- Groth16 H -----------------------------------------------------------
     def quotient(self, curve: Curve | str, a, b, c, n: int, shift: int, scale: int | None, to_coefficients: bool,
                  count: int):

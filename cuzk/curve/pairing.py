@@ -242,6 +242,55 @@ def add_step_code(e: Fq2Code, T, qx, qy, x, ny, twist):
     return T2, ((j, lx, ly) if twist == "M" else (ly, lx, j))
 
 
+def raw_steps(curve: str):
+    """The doubling and addition steps with the line left unscaled, as formulas
+    `dbl(e, T)` and `add(e, T, qx, qy)` over an Fq2Code emitter: the factors of P
+    (3 xP or xP on one coefficient, -yP on another) are then applied per pair, so
+    pairs that share a G2 point share its steps (the aggregate's multi-Miller loops,
+    on both backends). 3 b' is k xi with k small on BLS12-381 (k = 12): xi's
+    addition chain and k doublings/additions instead of a product."""
+    pk = pairing_params(curve)
+    b3 = tuple(3 * v % pk["p"] for v in pk["b2"])
+    xi = tuple(pk["xi"])
+    small = next((k for k in range(1, 17) if tuple(k * v % pk["p"] for v in xi) == b3), None)
+
+    def times(e, a, k):  # k a by doublings and additions
+        acc = None
+        for bit in bin(k)[2:]:
+            acc = e.dbl(acc)
+            if bit == "1":
+                acc = e.add(acc, a)
+        return acc
+
+    def raw(e):
+        mul_fq, mul_const = e.mul_fq, e.mul_const
+        e.mul_fq = lambda a, s: a if s == "RAW" else mul_fq(a, s)
+        e.mul_const = lambda a, c, name: (times(e, e.xi(a), small) if name == "TWIST_B3" and small
+                                          else mul_const(a, c, name))
+        return e
+
+    return (lambda e, T: dbl_step_code(raw(e), T, "RAW", "RAW", b3, pk["twist"]),
+            lambda e, T, qx, qy: add_step_code(raw(e), T, qx, qy, "RAW", "RAW", pk["twist"]))
+
+
+def twist_frobenius_constants(curve: str):
+    """BN only: the Fq2 factors of pi(Q) = (conj(x) g_x1, conj(y) g_y1) and
+    -pi^2(Q) = (x g_x2, y) on the D-twist, for the last two lines of the loop."""
+    pp = pairing_params(curve)
+    p, xi = pp["p"], pp["xi"]
+    gx1, gy1 = (fq2_pow(xi, (p - 1) // k, p) for k in (3, 2))
+    gx2, gy2 = (fq2_pow(xi, (p * p - 1) // k, p) for k in (3, 2))
+    assert gy2 == (p - 1, 0)  # xi is a non-square, so -pi^2(Q) keeps y
+    return gx1, gy1, gx2
+
+
+def twist_frobenius_code(e, qx, qy, consts):
+    """pi(Q) and -pi^2(Q) from the constants of twist_frobenius_constants."""
+    gx1, gy1, gx2 = consts
+    return ((e.mul_const(e.conj(qx), gx1, "FQ_X1"), e.mul_const(e.conj(qy), gy1, "FQ_Y1")),
+            (e.mul_const(qx, gx2, "FQ_X2"), qy))
+
+
 def pairing_source(curve: str) -> str:
     pp = pairing_params(curve)
     _, fq, _ = fields_of(curve)
@@ -272,18 +321,13 @@ def pairing_source(curve: str) -> str:
     tail = ""
     if pp["family"] == "bn":
         # pi(Q) and -pi^2(Q) on the D-twist: x * xi^((p^k-1)/3), y * xi^((p^k-1)/2)
-        gx1, gy1 = (fq2_pow(xi, (p - 1) // k, p) for k in (3, 2))
-        gx2, gy2 = (fq2_pow(xi, (p * p - 1) // k, p) for k in (3, 2))
-        assert gy2 == (p - 1, 0)  # xi is a non-square, so -pi^2(Q) keeps y
-        head += [f"FQ_X1 = {mont2_literal(gx1, P)}", f"FQ_Y1 = {mont2_literal(gy1, P)}", f"FQ_X2 = {mont2_literal(gx2, P)}"]
+        consts = twist_frobenius_constants(curve)
+        head += [f"{name} = {mont2_literal(c, P)}" for name, c in zip(("FQ_X1", "FQ_Y1", "FQ_X2"), consts)]
         fns.append(
             emit_function(
                 "_twist_frob",
                 [("qx", "fq2"), ("qy", "fq2")],
-                lambda e, qx, qy: (
-                    (e.mul_const(e.conj(qx), gx1, "FQ_X1"), e.mul_const(e.conj(qy), gy1, "FQ_Y1")),
-                    (e.mul_const(qx, gx2, "FQ_X2"), qy),
-                ),
+                lambda e, qx, qy: twist_frobenius_code(e, qx, qy, consts),
                 "pi(Q) and -pi^2(Q) for the last two lines of the BN loop.",
             )
         )

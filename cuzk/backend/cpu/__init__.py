@@ -6,7 +6,7 @@ import numba
 import numpy as np
 
 from ..base import Backend, as_curve
-from . import msm, ntt, spmv
+from . import miller, msm, ntt, spmv
 
 
 class CpuBackend(Backend):
@@ -25,6 +25,9 @@ class CpuBackend(Backend):
         out = np.empty((len(indptr) - 1, 4), dtype=np.uint64)
         spmv.spmv(indptr, cols, coeff_idx, coeff_table, w, out, curve=as_curve(curve).name)
         return out
+
+    def miller_products(self, curve, g1, g2, q_ptr, p_idx, prod, nprod):
+        return miller.shared_loops(as_curve(curve).name, g1, g2, q_ptr, p_idx, prod, nprod)
 
     def describe(self) -> str:
         return f"cpu ({numba.get_num_threads()} threads)"

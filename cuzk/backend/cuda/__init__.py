@@ -187,6 +187,11 @@ class CudaBackend(Backend):
             fn(name, "fr_from_mont")(grid, (threads,), (cp.ascontiguousarray(t[:count]), out, np.uint64(count)))
             return out
 
+    def miller_products(self, curve, g1, g2, q_ptr, p_idx, prod, nprod):
+        from .pairing import miller_products
+
+        return miller_products(as_curve(curve).name, g1, g2, q_ptr, p_idx, prod, nprod, self.device)
+
     def msm(self, curve, group, bases, scalars):
         with self.device:
             with self._phase("h2d_bases"):
