@@ -37,7 +37,7 @@ from .pipeline.batch_collector import BatchCollector
 from .pipeline.prover_queue import ProverQueue
 from .pipeline.scheduler import Scheduler
 from .pipeline.stages import prover_loop, synthesis_loop
-from .resources.devices import Device, discover
+from .resources.devices import Device, SharedBackend, discover
 from .resources.witness_buffers import WitnessBuffers
 from .resources.memory import MemoryBudget, format_size
 from .types import JobState, JobTimings, ProofRequest
@@ -313,6 +313,12 @@ class Engine(ProvingEngine):
             elif job.state.running:
                 running[job.state.name.lower()] = running.get(job.state.name.lower(), 0) + 1
         return {"queued": queued, "running": running}
+
+    def side_backend(self):
+        """The first GPU's backend, its calls taking turns with that GPU's prover workers
+        (SharedBackend); the CPU's when there is no GPU."""
+        gpu = next((d for d in self.devices if d.kind == "cuda"), None)
+        return SharedBackend(gpu) if gpu is not None else super().side_backend()
 
     def status(self) -> EngineStatus:
         per_kind: dict[str, list[int]] = {}

@@ -233,6 +233,13 @@ class ProvingEngine(ABC):
     @abstractmethod
     def status(self) -> EngineStatus: ...
 
+    def side_backend(self):
+        """The compute backend for work beside the proofs (the daemon's aggregations): here the
+        CPU's; an engine with GPUs lends one, shared with its prover workers."""
+        from cuzk.backend import get_backend
+
+        return get_backend("cpu")
+
     def metrics_text(self) -> str:
         """Prometheus text (GetMetrics)."""
         return self.metrics.text()

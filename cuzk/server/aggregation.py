@@ -11,8 +11,9 @@ the hook) and the call ends CANCELLED. Each phase is logged as it ends.
 The proofs of jobs come from the engine interface (`result(job(id))`: every
 partition's proof and public inputs, in order). Errors: bad input
 INVALID_ARGUMENT, unknown jobs NOT_FOUND, jobs not completed
-FAILED_PRECONDITION. Reference strings are cached (`SrsCache`). The CPU
-backend is used: the GPUs belong to the prover workers.
+FAILED_PRECONDITION. Reference strings are cached (`SrsCache`). Aggregation
+runs on the engine's side backend (a GPU whose every call takes turns with
+its prover workers, or the CPU); verification on the CPU.
 """
 
 from __future__ import annotations
@@ -244,7 +245,6 @@ class AggregationRpcs:
 
         def work(phases):
             from cuzk.aggregate import proof_format, prover, srs, transcript
-            from cuzk.backend import get_backend
 
             clock = time.perf_counter()
             a, b, c = _proof_arrays(curve, parts, "proofs")
@@ -253,7 +253,7 @@ class AggregationRpcs:
             clock = time.perf_counter()
             pk = self.srs_cache.prover_key(source, curve.name, srs.padded_count(len(parts)))
             phases["srs_load"] = (time.perf_counter() - clock) * 1e3
-            agg = prover.aggregate(pk, a, b, c, include, get_backend("cpu"), phases)
+            agg = prover.aggregate(pk, a, b, c, include, self.engine.side_backend(), phases)
             return proof_format.to_bytes(agg), agg.nproofs
 
         (data, padded), phases = self._run(self._aggregator, work, tag, context)

@@ -157,3 +157,28 @@ def test_hot_tier_holds_what_the_pin_hook_returns(make_engine, vanilla):
     assert all(any(c is p for p in pinned) for c in cached)
     v = vanilla()
     check(engine, engine.prove(req(v), TIMEOUT), v)
+
+
+def test_shared_backend_takes_turns_with_the_device():
+    """SharedBackend (the daemon's aggregations on a proving GPU): a call waits while the
+    device's lock is held (a prover worker's device section), then gives the backend's result."""
+    from cuzk.curve import get_curve
+    from cuzk.engine.resources.devices import SharedBackend
+
+    import numpy as np
+
+    dev = _device(0)
+    shared = SharedBackend(dev)
+    c = get_curve("bn254")
+    rng = np.random.default_rng(3)
+    bases, scalars = c.g1.random(8, rng), c.fr.from_mont(c.fr.random(8, rng))
+    got = {}
+    with dev.lock:
+        t = threading.Thread(target=lambda: got.setdefault("p", shared.msm(c, "g1", bases, scalars)))
+        t.start()
+        t.join(0.3)
+        assert t.is_alive() and "p" not in got  # blocked on the device's lock
+    t.join(TIMEOUT)
+    assert not t.is_alive()
+    assert np.array_equal(got["p"], dev.backend.msm(c, "g1", bases, scalars))
+    assert shared.name == "cpu" and not dev.lock.locked()

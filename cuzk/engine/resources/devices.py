@@ -9,6 +9,7 @@ parameters a device already holds.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections import deque
@@ -47,6 +48,27 @@ class Device:
     @property
     def label(self) -> str:
         return f"{self.kind}:{self.ordinal}"
+
+
+class SharedBackend:
+    """A GPU's backend for work beside its provers (the daemon's aggregations): each call
+    holds the device's lock, so it runs between the prover workers' device sections
+    instead of beside them (their memory and timings stay their own)."""
+
+    def __init__(self, device: Device):
+        self.device = device
+
+    def __getattr__(self, name):
+        attr = getattr(self.device.backend, name)
+        if not callable(attr):
+            return attr
+
+        @functools.wraps(attr)
+        def locked(*args, **kwargs):
+            with self.device.lock:
+                return attr(*args, **kwargs)
+
+        return locked
 
 
 def discover(backend_name: str = "auto", ordinals=(), workers_per_gpu: int = 2, cpu_threads: int = 0,
