@@ -51,7 +51,9 @@ def register(subparsers) -> None:
     a.add_argument("--public", action="append", metavar="PUB.json", help="public signals of that proof")
     a.add_argument("--out", required=True, metavar="AGG", help="aggregate proof to write")
     a.add_argument("--domain", default=DEFAULT_DOMAIN, help=f"transcript domain separator (default {DEFAULT_DOMAIN})")
-    a.add_argument("--backend", default="cpu", choices=["auto", "cpu", "cuda"], help="compute backend (default cpu)")
+    a.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"],
+                   help="compute backend for the pairing products and MSMs (default auto: the GPU when there is one; "
+                   "8192 BLS12-381 proofs take ~3 s on an H200 against ~27 s on its 16 cores)")
     _daemon_args(a)
     a.add_argument("--job", action="append", metavar="ID",
                    help="with --addr: a completed job whose proofs (every partition's, in order) to aggregate")
