@@ -16,7 +16,8 @@ verify`. The 1-minute load average is recorded with each size: on a
 machine shared with other work the figures move with it.
 
 --resident also proves each circuit through a `cuzk daemon` that keeps its
-key (resident_latency.py) and prints ms per proof against rapidsnark's process.
+key (resident_latency.py) and prints ms per proof against rapidsnark's process,
+and how much of it is outside the daemon's prover (median of client ms - prover ms).
 
 Sizes: "10k" (10,000 constraints), "2^K" or "K" for K <= 30 (a domain of
 exactly 2^K: 2^K - 3 constraints, the circuit having two public signals),
@@ -260,13 +261,15 @@ def table(results: list[SizeResult]) -> str:
 
 
 def resident_table(results: list[SizeResult]) -> str:
-    lines = [f"{'constraints':>12} {'daemon ms/proof':>15} {'prover ms':>9} {'synthesis ms':>12} {'in daemon ms':>12} "
+    lines = [f"{'constraints':>12} {'daemon ms/proof':>15} {'prover ms':>9} {'outside prover ms':>17} "
+             f"{'synthesis ms':>12} {'in daemon ms':>12} "
              f"{'rapidsnark s':>12} {'daemon/rapidsnark':>17}  backend (ready s, warm-up s)  verified"]
     for r in results:
         d = r.resident
         ok = {True: "ok", False: "FAIL", None: "-"}[d.get("verified")]
         dm = d.get("daemon_ms") or {}
         lines.append(f"{r.constraints:>12,} {d['median_ms']:>15.1f} {d['prover_ms']:>9.0f} "
+                     f"{d.get('outside_prover_ms', float('nan')):>17.1f} "
                      f"{dm.get('synthesis', float('nan')):>12.0f} {dm.get('total', float('nan')):>12.0f} "
                      f"{_fmt(r.tools['rapidsnark'].median_s):>12} {_fmt(r.ratio_resident_rapidsnark):>17}  "
                      f"{d['backend']} ({d['ready_s']:.1f}, {d['warmup_s']:.1f})  {ok}")

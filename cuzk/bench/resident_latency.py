@@ -39,6 +39,9 @@ class ResidentRun:
     # the last proof's phases as the daemon timed them (queue_wait, synthesis, prover, total): what
     # the client's time holds beyond `total` is the request's transport
     daemon_ms: dict = field(default_factory=dict)
+    # median over the proofs of (client ms - that proof's prover ms): the request's cost outside the
+    # prover (transport, journal, witness decoding, a/b/c), steadier than the raw latency
+    outside_prover_ms: float | None = None
 
 
 def config(zkey: Path, backend: str) -> str:
@@ -62,13 +65,16 @@ def measure(zkey: Path, wtns: Path, out: Path, repeat: int, backend: str = "auto
                 _prove(c, witness)
                 run = ResidentRun(backend=_backend_of(c), ready_s=round(ready, 3),
                                   warmup_s=round(time.perf_counter() - t1, 3))
+                outside = []
                 for _ in range(repeat):
                     t = time.perf_counter()
                     r = _prove(c, witness)
                     run.ms.append(round((time.perf_counter() - t) * 1e3, 2))
+                    outside.append(run.ms[-1] - r.gpu_compute_ms)
         finally:
             daemon.stop()
     run.median_ms = round(statistics.median(run.ms), 2)
+    run.outside_prover_ms = round(statistics.median(outside), 2)
     run.prover_ms = float(r.gpu_compute_ms)
     run.daemon_ms = {"queue_wait": float(r.queue_wait_ms), "synthesis": float(r.synthesis_ms),
                      "prover": float(r.gpu_compute_ms), "total": float(r.total_ms)}

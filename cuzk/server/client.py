@@ -70,7 +70,9 @@ class ProvingClient:
         return self.stub.AwaitProof(pb.AwaitProofRequest(job_id=job_id, timeout_ms=timeout_ms))
 
     def prove(self, timeout_ms: int = 0, **fields) -> pb.AwaitProofResponse:
-        return self.stub.Prove(pb.ProveRequest(submit=pb.SubmitProofRequest(**fields), timeout_ms=timeout_ms)).result
+        # submit as a dict: upb builds it in place, where a SubmitProofRequest would be deep-copied
+        # into the ProveRequest (8.4 MB of witness: 6-11 ms against 0.6 ms)
+        return self.stub.Prove(pb.ProveRequest(submit=fields, timeout_ms=timeout_ms)).result
 
     def cancel(self, job_id: str) -> pb.CancelProofResponse:
         return self.stub.CancelProof(pb.CancelProofRequest(job_id=job_id))

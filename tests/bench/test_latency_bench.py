@@ -110,10 +110,11 @@ def test_resident_daemon_proofs_verify_and_are_timed(workdir):
     assert d["verified"] is True
     dm = d["daemon_ms"]  # the daemon's own phases: its prover time is within its total, within the client's
     assert dm["prover"] == d["prover_ms"] and dm["prover"] <= dm["total"] <= d["ms"][-1] + 1
+    assert abs(d["outside_prover_ms"] - (d["ms"][0] - d["prover_ms"])) < 0.02  # one proof: its own difference
     assert (size["ratio_resident_rapidsnark"] is not None) == RAPIDSNARK.is_file()
     run_dir = workdir / f"run_{SIZE}"
     assert json.loads((run_dir / "cuzk-daemon.public.json").read_text()) == json.loads(
         (run_dir / "snarkjs.public.json").read_text())
     lines = res.stdout.splitlines()
     head = next(i for i, line in enumerate(lines) if line.split()[:2] == ["constraints", "daemon"])
-    assert lines[head + 1].split()[0] == str(SIZE)
+    assert "outside prover ms" in lines[head] and lines[head + 1].split()[0] == str(SIZE)

@@ -16,12 +16,11 @@ BLS12-381 per the key, encoded as `cuzk.formats.proof_bytes` says.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from cuzk.backend import get_backend
 from cuzk.errors import FormatError
-from cuzk.formats.wtns import read_wtns
+from cuzk.formats.wtns import wtns_from_bytes
 from cuzk.formats.zkey import ZKey
 
 from ..config import ConfigError
@@ -45,20 +44,6 @@ class ZkeyParams(ParamSource):
         return self.zkey().proving_key
 
 
-def read_wtns_bytes(data: bytes, where: str):
-    """circom's .wtns reader takes a path: hand it a private temporary file."""
-    fd, tmp = tempfile.mkstemp(suffix=".wtns")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        wtns = read_wtns(tmp)
-    except FormatError as exc:
-        raise FormatError(str(exc).replace(tmp, where)) from None
-    finally:
-        os.unlink(tmp)
-    return wtns
-
-
 def make_spec(entry: dict) -> CircuitSpec:
     cid = str(entry["id"])
     path = Path(os.path.expanduser(str(entry["zkey"])))
@@ -77,7 +62,7 @@ def make_spec(entry: dict) -> CircuitSpec:
         data = req.vanilla_proof or (req.vanilla_proofs[0] if len(req.vanilla_proofs) == 1 else b"")
         if not data:
             raise FormatError(f"{cid}: the request carries no witness (.wtns bytes in vanilla_proof)")
-        wtns = read_wtns_bytes(data, f"{cid}: vanilla_proof")
+        wtns = wtns_from_bytes(data, f"{cid}: vanilla_proof")  # straight from the request's bytes
         zk.check_witness(wtns.curve, len(wtns), f"{cid}: vanilla_proof")
         return wtns.values
 
