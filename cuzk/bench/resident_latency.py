@@ -45,7 +45,8 @@ class ResidentRun:
 
 
 def config(zkey: Path, backend: str) -> str:
-    return (f'[gpus]\nbackend = "{backend}"\ngpu_threads = 0\n[synthesis]\nthreads = 1\n'
+    """One proof in flight at a time: synthesis (the circom rows a = A.w, b = B.w) may use every core."""
+    return (f'[gpus]\nbackend = "{backend}"\ngpu_threads = 0\n[synthesis]\nthreads = 1\nkernel_threads = 0\n'
             f'[[circuits.circom]]\nid = "{CIRCUIT_ID}"\nzkey = "{zkey}"\n')
 
 
