@@ -9,7 +9,7 @@
 #   sector: a 32g sector through daemons, one at a time (PRESET, COUNT, MODES, BATCH, SYNTH), then GPU engine tests;
 #   final: GPU kernel/table/Groth16/pairing tests, bench aggregate (AGG_S=0 skips it), bench latency 2^20 (resident cuda,
 #   rapidsnark in .anchors/);
-#   sweep: bench aggregate n = 64..8192 (cuda), then bench prove 2^27 batch of 3;
+#   sweep: bench aggregate n = 64..8192 (cuda), then bench prove 2^27 batch of 3 (PROVE27=0 skips it);
 #   aggregate: pairing-module compile, GPU pairing tests, bench aggregate 1024,8192 on cuda (issue 20);
 #   msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
@@ -116,10 +116,12 @@ PY
   save_cache; du -sh "$OUT"/cache/* >> "$OUT/aggregate.txt"; exit 0
 fi
 if [ "$MODE" = sweep ]; then  # issue 20's n = 64..8192 on this host, then issue 16's 2^27 batch of 3 (host laps, device phases)
+  [ -n "${PAIRING_TESTS:-}" ] && timeout 240 python3 -m pytest -q -p no:cacheprovider -m gpu \
+    tests/aggregate/test_gpu_pairings.py --durations=4 2>&1 | tail -8 | tee "$OUT/pairing_tests.txt"
   timeout ${AGG_S:-240} python3 -m cuzk bench aggregate --backend cuda --repeat 3 --json "$OUT/aggregate.json" 2>&1 \
     | tee "$OUT/aggregate.txt"
-  timeout $(( ${CALL_S:-585} - SECONDS )) python3 -m cuzk bench prove --backend cuda --sizes 27 --batch 3 --repeat 1 \
-    --json "$OUT/prove27_batch3.json" 2>&1 | tee "$OUT/bench_prove27.txt"
+  [ "${PROVE27:-1}" = 1 ] && timeout $(( ${CALL_S:-585} - SECONDS )) python3 -m cuzk bench prove --backend cuda --sizes 27 \
+    --batch 3 --repeat 1 --json "$OUT/prove27_batch3.json" 2>&1 | tee "$OUT/bench_prove27.txt"
   exit 0
 fi
 if [ "$MODE" = setup ]; then  # issue 17: parameters made on the GPU (fixed-base kernel), engine's device rows

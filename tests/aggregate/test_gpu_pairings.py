@@ -1,5 +1,6 @@
-"""The CUDA backend's pairing products (miller.cuh) against py_ecc's pairings and the CPU
-backend's numba Miller loops, and a whole aggregate made on the GPU (gpu marked)."""
+"""The CUDA backend's pairing products (miller.cuh, called directly: the backend sends
+fewer than GPU_MIN_PAIRS pairs to the host's cores) against py_ecc's pairings and the CPU
+backend's numba Miller loops, and a whole aggregate made with the CUDA backend (gpu marked)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,12 @@ E = {"bn254": bn, "bls12_381": bls}
 @pytest.fixture(scope="module")
 def cuda():
     return get_backend("cuda")
+
+
+def device_products(*args):
+    from cuzk.backend.cuda.pairing import device_products as products  # CuPy: only where a GPU is
+
+    return products(*args)
 
 
 def _g1(curve, E_, ks):
@@ -49,8 +56,8 @@ def test_gpu_products_match_py_ecc(cuda, curve):
     g1, g2 = _g1(curve, E_, a), _g2(curve, E_, b)
     # pairs: (a0, b0) -> 0, (a1, b0) -> 1, (a2, b1) -> 0
     q_ptr = np.array([0, 2, 3], dtype=np.int64)
-    got = final_exponentiation(curve, cuda.miller_products(curve, g1, g2, q_ptr, np.array([0, 1, 2]),
-                                                           np.array([0, 1, 0]), 2))
+    got = final_exponentiation(curve, device_products(curve, g1, g2, q_ptr, np.array([0, 1, 2]),
+                                                      np.array([0, 1, 0]), 2, cuda.device))
 
     def pair(x, y):
         v = E_.pairing(E_.multiply(E_.G2, y), E_.multiply(E_.G1, x))
@@ -78,7 +85,7 @@ def test_gpu_products_match_cpu_backend(cuda, curve):
     assert (prod == 0).sum() > 256 and not (prod == nprod - 1).any()
     cpu = get_backend("cpu")
     want = final_exponentiation(curve, cpu.miller_products(curve, g1, g2, q_ptr, p_idx, prod, nprod))
-    got = final_exponentiation(curve, cuda.miller_products(curve, g1, g2, q_ptr, p_idx, prod, nprod))
+    got = final_exponentiation(curve, device_products(curve, g1, g2, q_ptr, p_idx, prod, nprod, cuda.device))
     fq12 = towers_of(curve)[1]
     assert fq12.equal(got, want).all()
     ones = fq12.is_one(got)
@@ -87,20 +94,25 @@ def test_gpu_products_match_cpu_backend(cuda, curve):
 
 @pytest.mark.parametrize("curve", list(E))
 def test_gpu_aggregate_same_bytes_as_cpu(cuda, curve):
-    """An aggregate of 5 proofs (padded to 8) made with the CUDA backend has the same bytes as
-    the CPU backend's (the transcript is deterministic) and verifies."""
+    """An aggregate of 512 proofs (the 9 test proofs repeated) made with the CUDA backend has the
+    same bytes as the CPU backend's (the transcript is deterministic) and verifies; its commitments
+    (6n pairs) and first GIPA round (16 n/2) are above GPU_MIN_PAIRS, so they run on the device."""
     from cuzk.aggregate import proof_format, prover, srs, transcript, verifier
-    from cuzk.curve import get_curve as gc
+
+    from cuzk.backend.cuda.pairing import GPU_MIN_PAIRS
 
     from .helpers import CPU, arrays, canon_inputs, keyed, mont_inputs
 
+    n = 512
+    assert 6 * n >= GPU_MIN_PAIRS and 8 * n >= GPU_MIN_PAIRS
     pk, pvk, proofs, pubs = keyed(curve)
-    generic = srs.generate(curve, 8)
-    canon = canon_inputs(curve, pubs[:5])
-    include = transcript.statement_digest(pk.vk, canon, 5, transcript.DOMAIN)
-    pkey = srs.prover_key(generic, srs.padded_count(5))
-    data = {name: proof_format.to_bytes(prover.aggregate(pkey, *arrays(proofs[:5]), include, be))
+    proofs, pubs = [proofs[i % len(proofs)] for i in range(n)], [pubs[i % len(pubs)] for i in range(n)]
+    generic = srs.generate(curve, n)
+    canon = canon_inputs(curve, pubs)
+    include = transcript.statement_digest(pk.vk, canon, n, transcript.DOMAIN)
+    pkey = srs.prover_key(generic, n)
+    data = {name: proof_format.to_bytes(prover.aggregate(pkey, *arrays(proofs), include, be))
             for name, be in (("cpu", CPU), ("cuda", cuda))}
     assert data["cuda"] == data["cpu"]
-    agg = proof_format.from_bytes(gc(curve), data["cuda"])
+    agg = proof_format.from_bytes(get_curve(curve), data["cuda"])
     assert verifier.verify(srs.verifier_key(generic), pvk, mont_inputs(curve, canon), agg, include, CPU) == (True, "")

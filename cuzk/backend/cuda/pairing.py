@@ -22,6 +22,11 @@ from .module import arch_option, expand
 from .pairing_source import module_source
 
 MAXT = 4  # pairs per thread (miller.cuh's MAXT)
+# Fewer pairs than this run on the host's cores (cuzk.backend.cpu.miller): a device thread's
+# Miller loop over its MAXT pairs is one long dependent chain (~30 ms on an H200), so a
+# SnarkPack round of a few hundred pairs waited ~60 ms on the GPU against a few ms of numba
+# threads (BENCHMARKS.md, aggregation sweep).
+GPU_MIN_PAIRS = 2048
 THREADS = 64  # miller.cuh's MILLER_THREADS
 CHUNK = 16  # values multiplied per thread and level of the per-product reduction
 
@@ -64,7 +69,16 @@ def reduction_levels(counts: np.ndarray, chunk: int = CHUNK):
 
 
 def miller_products(curve: str, g1, g2, q_ptr, p_idx, prod, nprod: int, device: cp.cuda.Device) -> np.ndarray:
-    """Backend.miller_products on `device` (host arrays in, Fq12[nprod] host array out)."""
+    """Backend.miller_products: on `device`, or on the host's cores below GPU_MIN_PAIRS pairs."""
+    if len(prod) < GPU_MIN_PAIRS:
+        from cuzk.backend.cpu.miller import shared_loops
+
+        return shared_loops(curve, g1, g2, np.asarray(q_ptr, dtype=np.int64), p_idx, prod, nprod)
+    return device_products(curve, g1, g2, q_ptr, p_idx, prod, nprod, device)
+
+
+def device_products(curve: str, g1, g2, q_ptr, p_idx, prod, nprod: int, device: cp.cuda.Device) -> np.ndarray:
+    """The Miller-loop products on `device` (host arrays in, Fq12[nprod] host array out)."""
     L = fields_of(curve)[1].limbs
     words = 12 * 2 * L  # u32 words of an Fq12
     out = towers_of(curve)[1].ones(nprod)
