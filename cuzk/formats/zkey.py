@@ -271,21 +271,35 @@ class ZKey:
         self.matrices  # noqa: B018 -- decoding checks the coefficient records
 
     def _density_bases(self, name: str, vars_: np.ndarray) -> np.ndarray:
-        """The bases of `vars_` from section `name`; every other base must be infinity."""
-        pts = self.points(name)
-        if len(vars_) == self.n_vars:
-            return pts
+        """The bases of `vars_` from section `name`; every other base must be infinity.
+
+        One numba pass straight off the mmap copies the kept points, checks their
+        coordinates canonical and every other point all-zero; the on-curve check then
+        runs on the kept points only. (Copying the whole section, checking it, then
+        `pts[vars_]` and a numpy stray mask took 1.2 s of a 2^20 proof's 1.5 s of
+        decoding.) Any failure re-runs the full decode, whose errors name the points."""
+        stype = {"A": 5, "B1": 6, "B2": 7}[name]
+        group = self.curve.g2 if name == "B2" else self.curve.g1
+        limbs = group.field.limbs
+        width = 2 * int(np.prod(group.coord))
+        words = np.frombuffer(self._mm, dtype="<u8", count=self.n_vars * width,
+                              offset=self.sections[stype][0]).reshape(self.n_vars, width)
+        out = np.empty((len(vars_), 2) + group.coord, dtype=np.uint64)
+        fq = self.curve.fq
+        p = np.array(fq.params.to_limbs(fq.p), dtype=np.uint64)
+        bad = _gather_rows(words, np.ascontiguousarray(vars_, dtype=np.int64), out.reshape(len(vars_), width), p, limbs)
+        del words
+        if bad < 0 and group.is_on_curve(out).all():
+            return out
+        pts = self.points(name)  # raises, naming the points, unless only a stray base is wrong
         rest = np.ones(self.n_vars, dtype=bool)
         rest[vars_] = False
         stray = rest & pts.reshape(self.n_vars, -1).any(axis=1)
-        if stray.any():
-            stype = {"A": 5, "B1": 6, "B2": 7}[name]
-            matrix = "A" if name == "A" else "B"
-            raise ValidationError(
-                f"{self.path}: {self._label(stype)}: signal {int(np.argmax(stray))} has a non-zero base but no "
-                f"{matrix} coefficient in section 4; the key is inconsistent"
-            )
-        return np.ascontiguousarray(pts[vars_])
+        matrix = "A" if name == "A" else "B"
+        raise ValidationError(
+            f"{self.path}: {self._label(stype)}: signal {int(np.argmax(stray))} has a non-zero base but no "
+            f"{matrix} coefficient in section 4; the key is inconsistent"
+        )
 
     # ---- coefficients -----------------------------------------------------------
     @functools.cached_property
@@ -490,6 +504,33 @@ def _first_not_below(limbs, p):
                 break
         if not below:
             return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _gather_rows(words, keep, out, p, limbs):
+    """out[k] = words[keep[k]] (keep sorted ascending); returns the first row that is kept with a
+    coordinate not below p or not kept but non-zero, else -1. `words` may sit unaligned in the mmap."""
+    k = 0
+    n_keep = keep.shape[0]
+    for i in range(words.shape[0]):
+        if k < n_keep and keep[k] == i:
+            for c in range(0, words.shape[1], limbs):
+                below = False
+                for j in range(limbs - 1, -1, -1):
+                    v = words[i, c + j]
+                    if v != p[j]:
+                        below = v < p[j]
+                        break
+                if not below:
+                    return i
+                for j in range(limbs):
+                    out[k, c + j] = words[i, c + j]
+            k += 1
+        else:
+            for j in range(words.shape[1]):
+                if words[i, j] != 0:
+                    return i
     return -1
 
 

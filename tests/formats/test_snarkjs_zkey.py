@@ -183,6 +183,14 @@ def test_bad_points_name_their_section(tmp_path, bn_bits):
     z = read_zkey(write(tmp_path, bad, "h.zkey"))
     with pytest.raises(ValidationError, match=r"section 9 \(H\): element 5: point is not on the curve"):
         z.proving_key.bases("h")
+    # a B2 point of a signal with a B term moved off the curve (the density-filtered path)
+    used = int(read_zkey(fx.zkey).matrices.b_vars[-1])
+    off = secs[7][0] + 128 * used + 64
+    y = int.from_bytes(data[off : off + 32], "little")
+    bad = patch(data, off, ((y + 1) % q).to_bytes(32, "little"))
+    z = read_zkey(write(tmp_path, bad, "b2.zkey"))
+    with pytest.raises(ValidationError, match=rf"section 7 \(B2\): element {used}: point is not on the curve"):
+        z.proving_key.bases("b_g2")
     # alpha1 off the curve: refused when the key is opened
     off = secs[2][0] + 4 + 32 + 4 + 32 + 12 + 32
     y = int.from_bytes(data[off : off + 32], "little")
