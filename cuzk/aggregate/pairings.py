@@ -81,4 +81,4 @@ class SharedPairs:
                                             self.nprod)
 
     def products(self) -> np.ndarray:
-        return final_exponentiation(self.curve, self.miller_loops())
+        return miller.final_exponentiations(self.curve, self.miller_loops())

@@ -36,11 +36,16 @@ SOURCE = '''
 L = {L}
 
 @njit(parallel=True, cache=True)
-def miller_chunks(g1, g2, starts, prog, out):
-    """out[k] = the shared Miller loop of pairs starts[k]..starts[k+1]-1."""
-    fin = np.zeros((0, 2, 3, 2, L), dtype=np.uint64)
-    for k in prange(len(starts) - 1):
-        pairing_kernel(1, g1, g2, starts[k:k + 2], fin, prog, out[k:k + 1])
+def miller_chunks(mode, g1, g2, starts, fin, prog, out):
+    """mode 1: out[k] = the shared Miller loop of pairs starts[k]..starts[k+1]-1;
+    mode 2: out[k] = the final exponentiation of fin[k]. One kernel for both: each
+    caller of pairing_kernel compiles its whole body again."""
+    nk = fin.shape[0] if mode == 2 else len(starts) - 1
+    for k in prange(nk):
+        if mode == 2:
+            pairing_kernel(2, g1, g2, starts[:1], fin[k:k + 1], prog, out[k:k + 1])
+        else:
+            pairing_kernel(1, g1, g2, starts[k:k + 2], fin, prog, out[k:k + 1])
 
 @njit(parallel=True, cache=True)
 def fq12_group_products(vals, starts, out):
@@ -207,10 +212,24 @@ def chunk_loops(curve: str, g1: np.ndarray, g2: np.ndarray, starts: np.ndarray) 
     cstarts.append(int(starts[-1]))
     cstarts = np.array(cstarts, dtype=np.int64)
     vals = np.zeros((len(cstarts) - 1, 2, 3, 2, L), dtype=np.uint64)
-    _kernels(curve).miller_chunks(g1, g2, cstarts, final_exp_program(curve), vals)
+    _kernels(curve).miller_chunks(1, g1, g2, cstarts, np.zeros((0, 2, 3, 2, L), dtype=np.uint64),
+                                  final_exp_program(curve), vals)
     owner = np.array(owner, dtype=np.int64)
     gstarts = np.searchsorted(owner, np.arange(ngroups + 1)).astype(np.int64)
     return group_products(curve, vals, gstarts)
+
+
+def final_exponentiations(curve: str, f: np.ndarray) -> np.ndarray:
+    """f^((p^12 - 1)/r) for Fq12[k], the k values in parallel (cuzk.curve.pairing's
+    final_exponentiation runs them one after another: a SnarkPack round has 10-11)."""
+    curve = get_curve(curve).name
+    L = fields_of(curve)[1].limbs
+    f = np.ascontiguousarray(f, dtype=np.uint64).reshape(-1, 2, 3, 2, L)
+    out = np.zeros_like(f)
+    g1, g2 = np.zeros((0, 2, L), np.uint64), np.zeros((0, 2, 2, L), np.uint64)
+    with threads_for(len(f), minimum=2):
+        _kernels(curve).miller_chunks(2, g1, g2, np.zeros(1, np.int64), f, final_exp_program(curve), out)
+    return out
 
 
 def shared_loops(curve: str, g1: np.ndarray, g2: np.ndarray, q_ptr: np.ndarray, p_idx: np.ndarray,
