@@ -120,6 +120,7 @@ if [ "$MODE" = sweep ]; then  # issue 20's n = 64..8192 on this host, then issue
     tests/aggregate/test_gpu_pairings.py --durations=4 2>&1 | tail -8 | tee "$OUT/pairing_tests.txt"
   timeout ${AGG_S:-240} python3 -m cuzk bench aggregate --backend cuda --repeat 3 --json "$OUT/aggregate.json" 2>&1 \
     | tee "$OUT/aggregate.txt"
+  save_cache  # numba kernels the bench compiled (a changed module costs ~130 s cold here)
   [ "${PROVE27:-1}" = 1 ] && timeout $(( ${CALL_S:-585} - SECONDS )) python3 -m cuzk bench prove --backend cuda --sizes 27 \
     --batch 3 --repeat 1 --json "$OUT/prove27_batch3.json" 2>&1 | tee "$OUT/bench_prove27.txt"
   exit 0
