@@ -16,10 +16,12 @@ same way: T' = T * L^x * R^(x^-1) for every committed value.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from cuzk.backend.cpu import miller
 from cuzk.curve import endo_mul
 
 from .pairings import SharedPairs
@@ -71,10 +73,12 @@ def extra_challenge(curve, last: int, finals: bytes, last_round: bytes) -> int:
     return Transcript(curve, "gipa-extra-link").fr(last).bytes(finals).bytes(last_round).challenge()
 
 
-def round_products(curve, backend, aL, aR, bL, bR, cL, cR, vL, vR, wL, wR, with_ip: bool = False) -> np.ndarray:
+def round_products(curve, backend, aL, aR, bL, bR, cL, cR, vL, vR, wL, wR, with_ip: bool = False,
+                   lap=lambda name: None) -> np.ndarray:
     """GT[10]: tab_l (T, U), tab_r (T, U), zab_l, zab_r, tuc_l (T, U), tuc_r (T, U),
     with the pairs grouped by their G2 point (pairings.SharedPairs); with_ip: an
-    eleventh, prod e(A, B) over both halves, whose pairs share B_L's and B_R's steps."""
+    eleventh, prod e(A, B) over both halves, whose pairs share B_L's and B_R's steps.
+    `lap(name)` is called after the Miller loops ("miller") and the final exponentiations."""
     sp = SharedPairs(curve.name, 11 if with_ip else 10, backend)
     sp.add(bL, [(wR[0], 0), (wR[1], 1), (aR, 4)] + ([(aL, 10)] if with_ip else []))
     sp.add(bR, [(wL[0], 2), (wL[1], 3), (aL, 5)] + ([(aR, 10)] if with_ip else []))
@@ -82,7 +86,11 @@ def round_products(curve, backend, aL, aR, bL, bR, cL, cR, vL, vR, wL, wR, with_
     sp.add(vL[1], [(aR, 1), (cR, 7)])
     sp.add(vR[0], [(aL, 2), (cL, 8)])
     sp.add(vR[1], [(aL, 3), (cL, 9)])
-    return sp.products()
+    ml = sp.miller_loops()
+    lap("miller")
+    out = miller.final_exponentiations(curve.name, ml)
+    lap("final_exp")
+    return out
 
 
 def fold(group, fr, left, right, x: int):
@@ -91,11 +99,22 @@ def fold(group, fr, left, right, x: int):
     return endo_mul.mul_add(group, right, x % fr.p, left)
 
 
-def prove(curve, backend, a, b, c, r_vec, v, w, seed) -> GipaResult:
+def prove(curve, backend, a, b, c, r_vec, v, w, seed, timings: dict | None = None) -> GipaResult:
     """Run GIPA on A (G1), B^r (G2), C (G1), r powers (Montgomery Fr), keys v = (v1, v2),
     w = (w1 r^-i, w2 r^-i); `seed` is the "gipa-0" challenge, or a function of
     ip_ab = prod e(A_i, B_i) giving it: ip_ab is then computed with the first round's
-    products (sharing its G2 points' Miller-loop steps) and returned in the result."""
+    products (sharing its G2 points' Miller-loop steps) and returned in the result.
+    `timings` gets the rounds' summed sub-phases (ms), as "gipa/miller", "gipa/final_exp",
+    "gipa/zc_msm", "gipa/transcript" and "gipa/folds", once all rounds are done."""
+    sub: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(name):
+        nonlocal clock
+        now = time.perf_counter()
+        sub[name] = sub.get(name, 0.0) + (now - clock) * 1e3
+        clock = now
+
     fr, g1, g2 = curve.fr, curve.g1, curve.g2
     v1, v2 = v
     w1, w2 = w
@@ -111,17 +130,21 @@ def prove(curve, backend, a, b, c, r_vec, v, w, seed) -> GipaResult:
         rL, rR = r_vec[:h], r_vec[h:]
         vL, vR = (v1[:h], v2[:h]), (v1[h:], v2[h:])
         wL, wR = (w1[:h], w2[:h]), (w1[h:], w2[h:])
-        vals = round_products(curve, backend, aL, aR, bL, bR, cL, cR, vL, vR, wL, wR, with_ip and i == 0)
+        lap("folds")  # the slicing above, with the previous round's folds
+        vals = round_products(curve, backend, aL, aR, bL, bR, cL, cR, vL, vR, wL, wR, with_ip and i == 0, lap)
         if x_inv is None:
             ip_ab = vals[10]
             x_inv = seed(ip_ab)
         comm_ab = vals[0:4].reshape((2, 2) + vals.shape[1:])
         zab = vals[4:6]
         comm_c = vals[6:10].reshape((2, 2) + vals.shape[1:])
+        lap("transcript")
         zc = np.stack([backend.msm(curve, "g1", cR, fr.from_mont(rL)), backend.msm(curve, "g1", cL, fr.from_mont(rR))])
+        lap("zc_msm")
         last_round = round_bytes(curve, comm_ab, comm_c, zab, zc)
         x_inv = round_challenge(curve, i, x_inv, last_round)
         x = pow(x_inv, -1, fr.p)
+        lap("transcript")
         a = fold(g1, fr, aL, aR, x)
         b = fold(g2, fr, bL, bR, x_inv)
         c = fold(g1, fr, cL, cR, x)
@@ -135,7 +158,12 @@ def prove(curve, backend, a, b, c, r_vec, v, w, seed) -> GipaResult:
         xs.append(x)
         xs_inv.append(x_inv)
         i += 1
+    lap("folds")
     extra = extra_challenge(curve, xs[-1], finals_bytes(curve, a[0], b[0], c[0]), last_round)
+    lap("transcript")
+    if timings is not None:
+        for name in ("miller", "final_exp", "zc_msm", "transcript", "folds"):
+            timings[f"gipa/{name}"] = sub.get(name, 0.0)
     return GipaResult(np.stack(comms_ab), np.stack(comms_c), np.stack(z_ab), np.stack(z_c), a[0], b[0], c[0],
                       np.stack([v1[0], v2[0]]), np.stack([w1[0], w2[0]]), xs, xs_inv, extra, ip_ab)
 

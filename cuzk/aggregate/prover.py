@@ -93,7 +93,7 @@ def aggregate(pk: srs.ProverKey, a: np.ndarray, b: np.ndarray, c: np.ndarray, in
     def seed(ip_ab):
         return gipa.seed_challenge(curve, hcom, gt.encode(curve.name, ip_ab) + agg_c_bytes, r)
 
-    res = gipa.prove(curve, backend, a, b_r, c, r_vec, v, w_r, seed)
+    res = gipa.prove(curve, backend, a, b_r, c, r_vec, v, w_r, seed, t)
     ip_ab = res.ip_ab
     lap("gipa")
     keys = encoding.encode_points(g2, res.final_vkey) + encoding.encode_points(g1, res.final_wkey)
