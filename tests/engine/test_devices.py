@@ -161,17 +161,21 @@ def test_hot_tier_holds_what_the_pin_hook_returns(make_engine, vanilla):
 
 def test_shared_backend_takes_turns_with_the_device():
     """SharedBackend (the daemon's aggregations on a proving GPU): a call waits while the
-    device's lock is held (a prover worker's device section), then gives the backend's result."""
+    device's lock is held (a prover worker's device section), then gives the MSM py_ecc computes."""
     from cuzk.curve import get_curve
     from cuzk.engine.resources.devices import SharedBackend
 
     import numpy as np
 
+    import py_ecc.optimized_bn128 as bn
+
     dev = _device(0)
     shared = SharedBackend(dev)
     c = get_curve("bn254")
-    rng = np.random.default_rng(3)
-    bases, scalars = c.g1.random(8, rng), c.fr.from_mont(c.fr.random(8, rng))
+    logs, ks = [3 + 7 * i for i in range(8)], [11 + 1000003 * i for i in range(8)]
+    bases = c.g1.from_ints([tuple(int(v) for v in bn.normalize(bn.multiply(bn.G1, k))) for k in logs])
+    scalars = np.array([c.fr.canonical_from_ints([k])[0] for k in ks], dtype=np.uint64)
+    want = tuple(int(v) for v in bn.normalize(bn.multiply(bn.G1, sum(a * b for a, b in zip(logs, ks)) % bn.curve_order)))
     got = {}
     with dev.lock:
         t = threading.Thread(target=lambda: got.setdefault("p", shared.msm(c, "g1", bases, scalars)))
@@ -180,5 +184,5 @@ def test_shared_backend_takes_turns_with_the_device():
         assert t.is_alive() and "p" not in got  # blocked on the device's lock
     t.join(TIMEOUT)
     assert not t.is_alive()
-    assert np.array_equal(got["p"], dev.backend.msm(c, "g1", bases, scalars))
+    assert c.g1.to_ints(got["p"][None])[0] == want  # py_ecc's sum(k_i s_i) G
     assert shared.name == "cpu" and not dev.lock.locked()
