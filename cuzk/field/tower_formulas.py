@@ -68,12 +68,16 @@ class Fq2Code(Source):
         if c == (1, 0):
             return a
         if c[1] == 0:
-            return self.mul_fq(a, f"{name}[0]")
+            return self.mul_fq(a, self.real_part(name))
         return self.mul(a, self.constant(name))
 
     def constant(self, name: str):
         """The operand that names an Fq2 module constant."""
         return name
+
+    def real_part(self, name: str) -> str:
+        """The Fq expression of an Fq2 constant's first coefficient."""
+        return f"{name}[0]"
 
 
 class FlatFq2Code(Fq2Code):

@@ -43,16 +43,21 @@ def arch_option() -> str:
     return f"--gpu-architecture=sm_{cp.cuda.Device().compute_capability}"
 
 
-@functools.cache
-def kernels(curve: str) -> cp.RawModule:
-    mod = cp.RawModule(code=source(curve), options=("-std=c++17", arch_option()))
-    notice = compile_notice.after(2.0, f"cuzk: compiling the CUDA kernels for {curve} with NVRTC: once, "
-                                       f"35-80 s; CuPy caches them (CUPY_CACHE_DIR)")
+def compiled(code: str, what: str, how_long: str) -> cp.RawModule:
+    """`code` compiled for this device by NVRTC, saying so when it takes a while (CuPy caches it)."""
+    mod = cp.RawModule(code=code, options=("-std=c++17", arch_option()))
+    notice = compile_notice.after(2.0, f"cuzk: compiling {what} with NVRTC: once, {how_long}; "
+                                       f"CuPy caches them (CUPY_CACHE_DIR)")
     try:
         mod.compile()
     finally:
         notice.cancel()
     return mod
+
+
+@functools.cache
+def kernels(curve: str) -> cp.RawModule:
+    return compiled(source(curve), f"the CUDA kernels for {curve}", "35-80 s")
 
 
 def fn(curve: str, name: str):

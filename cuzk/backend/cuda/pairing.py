@@ -14,11 +14,11 @@ import functools
 import cupy as cp
 import numpy as np
 
-from cuzk.field import compile_notice, fields_of
+from cuzk.field import fields_of
 from cuzk.field.tower import towers_of
 
 from .consts import curve_header
-from .module import arch_option, expand
+from .module import compiled, expand
 from .pairing_source import module_source
 
 MAXT = 4  # pairs per thread (miller.cuh's MAXT)
@@ -34,14 +34,7 @@ CHUNK = 16  # values multiplied per thread and level of the per-product reductio
 @functools.cache
 def _module(curve: str) -> cp.RawModule:
     header = "typedef unsigned int u32;\ntypedef unsigned long long u64;\n" + curve_header(curve)
-    mod = cp.RawModule(code=module_source(curve, header, expand), options=("-std=c++17", arch_option()))
-    notice = compile_notice.after(2.0, f"cuzk: compiling the CUDA pairing kernels for {curve} with NVRTC: once, "
-                                       f"about a minute; CuPy caches them (CUPY_CACHE_DIR)")
-    try:
-        mod.compile()
-    finally:
-        notice.cancel()
-    return mod
+    return compiled(module_source(curve, header, expand), f"the CUDA pairing kernels for {curve}", "15-20 s")
 
 
 def split_points(q_ptr: np.ndarray, maxt: int = MAXT) -> tuple[np.ndarray, np.ndarray]:

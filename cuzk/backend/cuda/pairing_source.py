@@ -24,14 +24,8 @@ class CudaFq2Code(Fq2Code):
         self(f"const F2 {name} = {expr};")
         return name
 
-    def mul_const(self, a, c, name: str):
-        if a is None or c == (0, 0):
-            return None
-        if c == (1, 0):
-            return a
-        if c[1] == 0:
-            return self.mul_fq(a, f"{name}.c0")
-        return self.mul(a, name)
+    def real_part(self, name: str) -> str:
+        return f"{name}.c0"
 
 
 def _leaves(v) -> list:
