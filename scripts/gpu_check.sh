@@ -9,6 +9,8 @@
 #   sector: a 32g sector through daemons, one at a time (PRESET, COUNT, MODES, BATCH, SYNTH), then GPU engine tests;
 #   final: GPU kernel/table/Groth16/pairing tests, bench aggregate (AGG_S=0 skips it), bench latency 2^20 (resident cuda,
 #   rapidsnark in .anchors/);
+#   porep: bench prove --kind porep-c2-like (PRESET, default 32g: a sector's 2^27 partition; random key) batch of BATCH,
+#   then the GPU kernel/table/Groth16/pairing tests in the time left;
 #   sweep: bench aggregate n = 64..8192 (cuda), then bench prove 2^27 batch of 3 (PROVE27=0 skips it);
 #   aggregate: pairing-module compile, GPU pairing tests, bench aggregate 1024,8192 on cuda (issue 20);
 #   msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
@@ -28,7 +30,8 @@ save_cache() {
   mkdir -p "$OUT/cache"
   tar -czf "$OUT/cache/cupy-cache.tgz" .cupy-cache 2>/dev/null
   rm -f "$OUT"/cache/cuzk-cache.tgz.part-*
-  tar -czf - /tmp/cuzk-cache 2>/dev/null | split -b 15M - "$OUT/cache/cuzk-cache.tgz.part-"
+  # compiled circuits (a 32g .pce is 6.4 GB) stay behind: only kernels travel
+  tar -czf - --exclude=circuits /tmp/cuzk-cache 2>/dev/null | split -b 15M - "$OUT/cache/cuzk-cache.tgz.part-"
 }
 gpu_kernel_tests() {  # the kernel, window-table and Groth16 GPU tests; $1: where their summary goes
   timeout ${TESTS_S:-200} python3 -m pytest -q -p no:cacheprovider -m gpu tests/backend/test_gpu_kernels.py \
@@ -84,6 +87,13 @@ if [ "$MODE" = partition ]; then  # issue 16: GPU kernel tests, one proof at 2^2
   timeout $(( ${CALL_S:-580} - SECONDS )) python3 -m cuzk bench prove --backend cuda --sizes 27 --batch 3 --repeat 1 \
     --json "$OUT/prove27_batch3.json" 2>&1 | tee "$OUT/bench_prove27.txt"
   exit 0
+fi
+if [ "$MODE" = porep ]; then  # issues 16/17: the daemon's workload partition per phase, then the GPU tests
+  timeout ${POREP_S:-330} python3 -m cuzk bench prove --backend cuda --kind porep-c2-like --preset "${PRESET:-32g}" \
+    --batch "${BATCH:-3}" --repeat 1 --json "$OUT/porep.json" 2>&1 | tee "$OUT/bench_porep.txt"
+  save_cache
+  TESTS_S=$(( ${CALL_S:-585} - SECONDS - 20 )) gpu_kernel_tests "$OUT/porep_tests.txt"
+  save_cache; exit 0
 fi
 if [ "$MODE" = latency ]; then  # issue 19 item 4: a daemon-resident circom circuit of 2^20 against rapidsnark
   bench_latency ${CALL_LEFT_S:-500}

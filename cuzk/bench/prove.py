@@ -2,7 +2,10 @@
 
 The workload is SHA-256 compressions stamped to fill 2^k constraint rows
 (Filecoin's circuits are SHA-256 and Poseidon; SHA makes most witness values
-bits, so the A/B MSMs see the 0/1 scalars a real PoRep proof sees). The
+bits, so the A/B MSMs see the 0/1 scalars a real PoRep proof sees), or with
+`--kind K --preset P` partition 0 of a built-in workload circuit, the one the
+daemon proves (its Poseidon values give the L/A/B MSMs the full-width
+scalars that SHA alone lacks). The
 witness and the circuit's (a, b, c) are computed where the backend computes:
 on a GPU the witness crosses the bus once and the SpMV, NTTs and MSMs run on
 the device. Keys up to `--verify-up-to` come from a real setup and every
@@ -44,6 +47,31 @@ def stamped_sha256(log_rows: int):
     return record().compile(), witness(), int(name.rsplit("x", 1)[1])
 
 
+def workload_partition(kind_name: str, preset: str, seed: int = 1):
+    """(compiled circuit, witness of partition 0, description) of a built-in workload circuit."""
+    from cuzk.circuits import get_kind
+
+    kind = get_kind(kind_name)
+    cc = kind.compile(preset)
+    w, _ = kind.witness(preset, kind.make_vanilla(preset, seed), 0)
+    return cc, w, f"{kind.circuit_id(preset)} partition 0"
+
+
+def _cases(sizes, kind: str | None, preset: str, seed: int):
+    """(label, log2 of the domain, build) per case; build() -> (cc, w, what it is)."""
+    if kind is not None:
+        from cuzk.circuits import get_kind
+
+        rows = get_kind(kind).counts(preset).rows
+        yield f"{kind}-{preset}", max(1, (rows - 1).bit_length()), lambda: workload_partition(kind, preset, seed)
+        return
+    for log_rows in sizes:
+        def build(k=log_rows):
+            cc, w, count = stamped_sha256(k)
+            return cc, w, f"{count} SHA-256 compressions"
+        yield f"sha256-2^{log_rows}", log_rows, build
+
+
 def random_key(cc, seed: int = 5):
     """A ProvingKey of cc's shape whose points are random (timing only)."""
     curve = get_curve(cc.curve)
@@ -74,16 +102,18 @@ def _backend(name: str, transfer: str):
 
 
 def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None, verify_up_to: int = 20,
-        json_path: str | None = None, out=None, batch: int = 1) -> list[dict]:
-    """`transfers`: host-to-device modes to compare on the GPU (default pageable; the CPU has only pageable)."""
+        json_path: str | None = None, out=None, batch: int = 1, kind: str | None = None, preset: str = "medium",
+        seed: int = 1) -> list[dict]:
+    """`transfers`: host-to-device modes to compare on the GPU (default pageable; the CPU has only pageable).
+    With `kind`, partition 0 of that workload circuit at `preset` instead of the SHA-256 `sizes`."""
     out = out or sys.stdout
     backend_name = get_backend(backend_name).name  # "auto": what it picks; BackendUnavailable: one line, exit 2
     transfers = tuple(transfers or ("pageable",)) if backend_name == "cuda" else ("pageable",)
 
     records = []
-    for log_rows in sizes:
+    for case, log_rows, build in _cases(sizes, kind, preset, seed):
         t = time.perf_counter()
-        cc, w, count = stamped_sha256(log_rows)
+        cc, w, what = build()
         synth_s = time.perf_counter() - t
         real = log_rows <= verify_up_to
         t = time.perf_counter()
@@ -91,8 +121,8 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
         key_s = time.perf_counter() - t
         for name in ("h", "l", "a", "b_g1", "b_g2"):
             pk.bases(name)
-        print(f"2^{log_rows}: {count} SHA-256 compressions, {cc.num_rows} rows, {cc.num_vars} variables; "
-              f"synthesis {synth_s:.1f} s, {'setup' if real else 'random key'} {key_s:.1f} s", file=out, flush=True)
+        print(f"2^{log_rows}: {what}, {cc.num_rows} rows, {cc.num_vars} variables; "
+              f"circuit and witness {synth_s:.1f} s, {'setup' if real else 'random key'} {key_s:.1f} s", file=out, flush=True)
         public = cc.fr.to_ints(w[1:cc.num_inputs]) if real else None
         cases = [(mode, pinned) for mode in transfers for pinned in ((False, True) if mode == "pinned" else (False,))]
         if batch > 1:  # a batch prefetches every witness through pinned staging, whatever the mode
@@ -116,7 +146,7 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
             # one proof: its own total (as before --batch existed); a batch: its wall time per proof
             per_proof = phases["total"] if batch == 1 else float(np.median([ms for _, ms in runs[1:-1]]))
             label = ("prefetch" if batch > 1 else mode) + (" (witness already pinned)" if pinned_input else "")
-            rec = {"op": "prove", "log_rows": log_rows, "rows": cc.num_rows, "variables": cc.num_vars,
+            rec = {"op": "prove", "circuit": case, "log_rows": log_rows, "rows": cc.num_rows, "variables": cc.num_vars,
                    "backend": backend.describe(), "transfer": label, "repeat": repeat, "batch": batch,
                    "median_ms": per_proof, "verified": verified, "device_pool_growth_bytes": pool_growth,
                    "phases_ms": phases}

@@ -155,10 +155,11 @@ def _positive(text: str) -> int:
 
 def _register_prove(bsub) -> None:
     p = bsub.add_parser(
-        "prove", help="Groth16 proofs of a stamped SHA-256 workload, per-phase timings",
-        description="Prove a stamped SHA-256 circuit of about 2^k constraints with setup-generated keys (proofs "
-        "verified) up to --verify-up-to, random keys of the same shape above it (timed only). Prints the median "
-        "wall time and every phase (CUDA-event timings on the GPU) after one warm-up proof.")
+        "prove", help="Groth16 proofs of a stamped SHA-256 workload or a built-in circuit, per-phase timings",
+        description="Prove a stamped SHA-256 circuit of about 2^k constraints (or, with --kind/--preset, partition 0 "
+        "of a built-in workload circuit, as the daemon proves it) with setup-generated keys (proofs verified) up to "
+        "--verify-up-to, random keys of the same shape above it (timed only). Prints the median wall time and every "
+        "phase (CUDA-event timings on the GPU) after one warm-up proof.")
     p.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"], help="compute backend (default auto)")
     p.add_argument("--sizes", type=_log_sizes, default=[16], metavar="K,K,...", help="log2 constraint counts (default 16)")
     p.add_argument("--repeat", type=_positive, default=5,
@@ -170,6 +171,12 @@ def _register_prove(bsub) -> None:
                         "next job's witness uploads while the current proof runs (default 1: one proof at a time)")
     p.add_argument("--verify-up-to", type=int, default=20, metavar="K",
                    help="largest size proved with a real setup and verified (default 20)")
+    p.add_argument("--kind", choices=_CircuitNames("KINDS"), metavar="KIND",
+                   help="prove partition 0 of this built-in circuit instead of SHA-256 (--sizes is then ignored): "
+                        "%(choices)s")
+    p.add_argument("--preset", default="medium", choices=PRESET_NAMES, metavar="PRESET",
+                   help="preset with --kind: %(choices)s (default medium; 32g is a sector's partition, 2^27)")
+    p.add_argument("--seed", type=int, default=1, help="vanilla-proof seed with --kind (default 1)")
     p.add_argument("--json", metavar="FILE", help="write the records as JSON")
     p.set_defaults(func=_prove)
 
@@ -178,7 +185,8 @@ def _prove(args) -> int:
     from cuzk.bench import prove
 
     prove.run(args.backend, sizes=args.sizes, repeat=args.repeat, transfers=args.transfer,
-              verify_up_to=args.verify_up_to, json_path=args.json, batch=args.batch)
+              verify_up_to=args.verify_up_to, json_path=args.json, batch=args.batch, kind=args.kind,
+              preset=args.preset, seed=args.seed)
     return 0
 
 

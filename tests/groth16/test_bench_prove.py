@@ -22,3 +22,16 @@ def test_bench_prove_rejects_bad_sizes(capsys):
         main(["bench", "prove", "--sizes", "5,40"])
     assert e.value.code == 2
     assert "between 6 and 27" in capsys.readouterr().err
+
+
+def test_bench_prove_a_workload_kind_proves_its_partition(tmp_path, capsys):
+    out = tmp_path / "prove.json"
+    assert main(["bench", "prove", "--backend", "cpu", "--kind", "winning-post-like", "--preset", "tiny",
+                 "--repeat", "1", "--json", str(out)]) == 0
+    (rec,) = json.loads(out.read_text())
+    from cuzk.circuits import get_kind
+
+    assert rec["circuit"] == "winning-post-like-tiny"
+    assert rec["rows"] == get_kind("winning-post-like").counts("tiny").rows  # the kind's circuit, not SHA-256
+    assert rec["verified"] is True
+    assert "winning-post-like-tiny partition 0" in capsys.readouterr().out
