@@ -95,6 +95,40 @@ def test_sparse_msm_matches_cpu(curve_name, group, other_share):
 
 
 @pytest.mark.parametrize("curve_name", CURVES)
+@pytest.mark.parametrize("group,log_n", [("g1", 15), ("g2", 13)])
+def test_msm_scalars_concentrated_on_few_values(curve_name, group, log_n):
+    """Half the scalars one value, a fifth r - 1 or 2 (PoRep's L/A/B at 32g repeat Poseidon values
+    thousands of times): one bucket of every window holds thousands of points, which accumulation
+    cuts into parts summed by several threads. Plain Pippenger and through a window table."""
+    import cupy as cp
+
+    from cuzk.backend.cuda import CudaBackend
+    from cuzk.backend.cuda import msm as cuda_msm
+
+    curve = get_curve(curve_name)
+    pool = pool_of(curve_name, group, 4096)
+    rng = np.random.default_rng(log_n)
+    n = 1 << log_n
+    idx = rng.integers(0, 4096, n)
+    ints = pool.random_scalars(n, rng)
+    v = pool.random_scalars(1, rng)[0]
+    kind = rng.random(n)
+    for i in range(n):
+        ints[i] = v if kind[i] < 0.5 else pool.r - 1 if kind[i] < 0.6 else 2 if kind[i] < 0.7 else ints[i]
+    sc = pool.scalars(ints)
+    pts = pool.points[idx]
+    want = pool.expect([pool.logs[i] for i in idx], ints)
+    plain = cuda_msm.msm(curve, group, cp.asarray(pts), cp.asarray(sc))
+    be = CudaBackend()
+    tabled = be.msm(curve, group, pts, sc)
+    assert len(be.tables) == 1
+    cpu = get_backend("cpu").msm(curve, group, pts, sc)
+    for got in (plain, tabled):
+        assert (got == cpu).all()
+        assert pool.G.to_ints(got[None])[0] == want
+
+
+@pytest.mark.parametrize("curve_name", CURVES)
 def test_ntt_large_matches_cpu(cuda, curve_name):
     curve = get_curve(curve_name)
     cpu = get_backend("cpu")

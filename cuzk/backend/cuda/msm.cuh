@@ -124,24 +124,45 @@ __device__ __forceinline__ void batch_to_affine(const u32* scratch, u32* dst, u6
 }
 
 #define MSM_KERNELS(G, F)                                                                                      \
-    /* thread t sums part t % 2^lsplit of bucket t >> lsplit's run into buckets[b << lsplit | part] */       \
+    /* bucket b's run is cut into tstart[b+1] - tstart[b] parts by its length (runs of scalars        */ \
+    /* concentrated on few values get many threads); thread t sums one part, the buckets walked in        */ \
+    /* reverse so the longest runs (the top window's) start first. Part 0 goes to buckets[b], part p > 0   */ \
+    /* to extra[tstart[b] - b + p - 1], which G##_msm_combine_parts adds in.                              */ \
     extern "C" __global__ void G##_msm_accumulate(const u32* bases, const u32* sorted, const u32* offsets,      \
-                                                  u32 nbuckets, u32 lsplit, u32* buckets) {                    \
-        /* buckets in reverse: the top window's buckets are the longest (scalars < r < 2^255 use only   */ \
-        /* part of its digit range), so they start first instead of forming the grid's tail            */ \
-        const u32 t = blockIdx.x * blockDim.x + threadIdx.x;                                                  \
-        if (t >= nbuckets << lsplit) return;                                                                   \
-        const u32 b = nbuckets - 1 - (t >> lsplit), part = t & ((1u << lsplit) - 1);                           \
+                                                  const u32* tstart, u32 nbuckets, u32* buckets, u32* extra) { \
+        const u32 total = tstart[nbuckets];                                                                    \
+        const u32 t0 = blockIdx.x * blockDim.x + threadIdx.x;                                                 \
+        if (t0 >= total) return;                                                                               \
+        const u32 t = total - 1 - t0;                                                                          \
+        u32 lo = 0, hi = nbuckets; /* tstart[lo] <= t < tstart[hi] */                                          \
+        while (hi - lo > 1) {                                                                                  \
+            const u32 mid = (lo + hi) >> 1;                                                                    \
+            if (tstart[mid] <= t) lo = mid; else hi = mid;                                                     \
+        }                                                                                                      \
+        const u32 b = lo, k = tstart[b + 1] - tstart[b], part = t - tstart[b];                                 \
         const u32 start = offsets[b], len = offsets[b + 1] - start;                                            \
-        const u32 end = start + (u32)(((u64)len * (part + 1)) >> lsplit);                                     \
+        const u32 end = start + (u32)(((u64)len * (part + 1)) / k);                                           \
         XYZZ<F> acc = XYZZ<F>::zero();                                                                         \
-        for (u32 j = start + (u32)(((u64)len * part) >> lsplit); j < end; j++) {                                   \
+        for (u32 j = start + (u32)(((u64)len * part) / k); j < end; j++) {                                     \
             const u32 e = sorted[j];                                                                           \
             Affine<F> q = load_affine<F>(bases, e & 0x7fffffffu);                                             \
             if (e & 0x80000000u) q.y = fp_neg(q.y);                                                            \
             acc = xyzz_add_affine_inline(acc, q);                                                              \
         }                                                                                                      \
-        store_xyzz(buckets, ((u64)b << lsplit) | part, acc);                                                       \
+        if (part == 0) store_xyzz(buckets, b, acc);                                                            \
+        else store_xyzz(extra, tstart[b] - b + part - 1, acc);                                                 \
+    }                                                                                                          \
+    /* buckets[b] += its parts after the first (one thread per bucket; most have none) */                    \
+    extern "C" __global__ void G##_msm_combine_parts(const u32* tstart, u32 nbuckets, const u32* extra,         \
+                                                     u32* buckets) {                                           \
+        const u32 b = blockIdx.x * blockDim.x + threadIdx.x;                                                  \
+        if (b >= nbuckets) return;                                                                             \
+        const u32 k = tstart[b + 1] - tstart[b];                                                               \
+        if (k == 1) return;                                                                                    \
+        XYZZ<F> acc = load_xyzz<F>(buckets, b);                                                                \
+        const u32 e = tstart[b] - b;                                                                           \
+        for (u32 p = 0; p + 1 < k; p++) acc = xyzz_add(acc, load_xyzz<F>(extra, e + p));                       \
+        store_xyzz(buckets, b, acc);                                                                           \
     }                                                                                                          \
     /* out[t] = sum of the run pts[t * len .. t * len + len) (bucket parts, tree levels) */                   \
     extern "C" __global__ void G##_sum_runs(const u32* pts, u32 len, u64 count, u32* out) {                   \

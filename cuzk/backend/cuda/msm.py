@@ -1,8 +1,8 @@
 """Host side of the device MSM: scalar classification, Pippenger launches.
 
 Scalars 0 are dropped, scalars 1 go to the batch-addition kernel, the rest
-to Pippenger (signed c-bit digits; buckets by counting sort; one thread per
-bucket; segmented bucket reduction; windows weighted on the device). The
+to Pippenger (signed c-bit digits; buckets by counting sort; threads per
+bucket by its length; segmented bucket reduction; windows weighted on the device). The
 partial results come back as XYZZ points and are combined on the host.
 
 Bases are fixed per circuit, so a device may keep a window table for them
@@ -27,6 +27,11 @@ from .module import fn
 THREADS = 128
 ACC_THREADS = 128  # accumulate block size (even/odd mul, H200, 2^24 c=16): 118 ms at 64 or 128, 131 at 256
 SEGMENT = 16  # buckets per reduction thread: 2^15-bucket windows give 2048 threads each
+# accumulation: about this many threads in all, each summing at least MIN_RUN points; a bucket gets
+# one thread per `run` points, so scalars concentrated on few values (PoRep's repeated Poseidon values
+# in L, A and B at 32g: thousands of points in one bucket of every window) do not leave a serial tail
+ACC_TARGET_THREADS = 1 << 18
+MIN_RUN = 16
 
 
 class ResidentBases:
@@ -167,8 +172,7 @@ def _tree_sum(curve, group, pts: cp.ndarray, count: int, kern=fn) -> cp.ndarray:
 
 def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: int, *, c: int | None = None,
               threads: int = ACC_THREADS, kern=fn, timer=None, work: int | None = None,
-              table: WindowTable | None = None, split: int | None = None,
-              index: cp.ndarray | None = None) -> cp.ndarray:
+              table: WindowTable | None = None, index: cp.ndarray | None = None) -> cp.ndarray:
     """One XYZZ point (device, u32 words) = sum scalars[i] * bases[i].
 
     `kern(curve_name, kernel_name)` gives the launchable kernel (the tuning
@@ -176,9 +180,7 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
     EventTimer) records the stages. Scalars 0 and 1 add nothing here (1 goes
     to batch addition); `work` is the number of other scalars, which sizes
     the windows. With a `table` (over these bases) every window adds into one
-    set of buckets; its scalars must be canonical (< 2^255). `split` threads
-    share each bucket (a power of two: more threads when buckets are few).
-    With `index`, the n scalars are gathered ones: scalar j multiplies
+    set of buckets; its scalars must be canonical (< 2^255). With `index`, the n scalars are gathered ones: scalar j multiplies
     bases[index[j]], so sparse scalar vectors cost passes over their nonzero
     entries only."""
     stage = timer.phase if timer is not None else _no_phase
@@ -191,10 +193,6 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
         half = 1 << (c - 1)
         nb, points = nwin * half, d_bases
     merged = np.uint32(table is not None)
-    if split is None:  # about 2^18 threads in all, each summing 16 or more points
-        split = 1
-        while nb * split * 2 <= (1 << 18) and nwin * n // (nb * split * 2) >= 16:
-            split *= 2
     err = cp.zeros(1, dtype=cp.uint32)
     with stage("sort"):
         counts = cp.zeros(nb + 1, dtype=cp.uint32)
@@ -205,7 +203,7 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
         offsets = cp.zeros(nb + 1, dtype=cp.uint32)
         cp.cumsum(counts[:nb], out=offsets[1:])
         cursor = offsets[:-1].copy()
-        total = nwin * n
+        total = nwin * n  # at least the points sorted (zero digits are skipped)
         ordered = cp.empty(max(1, total), dtype=cp.uint32)
         nbases = table.n if table is not None else 0  # only a window table offsets by window
         kern(curve.name, "msm_scatter")(((total + 255) // 256,), (256,),
@@ -215,16 +213,17 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
         del keys, cursor, counts
     words = _coord_words(group, curve) * 4
     with stage("accumulate"):
-        buckets = cp.empty(nb * split * words, dtype=cp.uint32)
-        grid = (nb * split + threads - 1) // threads
-        kern(curve.name, f"{group}_msm_accumulate")((grid,), (threads,), (points, ordered, offsets, np.uint32(nb),
-                                                                         np.uint32(split.bit_length() - 1), buckets))
-        if split > 1:
-            parts, buckets = buckets, cp.empty(nb * words, dtype=cp.uint32)
-            kern(curve.name, f"{group}_sum_runs")(((nb + THREADS - 1) // THREADS,), (THREADS,),
-                                                  (parts, np.uint32(split), np.uint64(nb), buckets))
-            del parts
-        del ordered
+        run = max(MIN_RUN, -(-total // ACC_TARGET_THREADS))
+        tstart = cp.zeros(nb + 1, dtype=cp.uint32)  # bucket b's threads: tstart[b] .. tstart[b + 1]
+        cp.cumsum(cp.maximum((offsets[1:] - offsets[:-1] + (run - 1)) // run, 1), out=tstart[1:])
+        bound = nb + -(-total // run)  # sum of max(1, ceil(len / run)) <= buckets + total / run
+        buckets = cp.empty(nb * words, dtype=cp.uint32)
+        extra = cp.empty(max(1, bound - nb) * words, dtype=cp.uint32)
+        kern(curve.name, f"{group}_msm_accumulate")(((bound + threads - 1) // threads,), (threads,),
+                                                    (points, ordered, offsets, tstart, np.uint32(nb), buckets, extra))
+        kern(curve.name, f"{group}_msm_combine_parts")(((nb + THREADS - 1) // THREADS,), (THREADS,),
+                                                       (tstart, np.uint32(nb), extra, buckets))
+        del ordered, extra, tstart
     with stage("reduce"):
         seglen = min(half, SEGMENT)
         nseg = half // seglen
