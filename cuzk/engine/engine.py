@@ -65,10 +65,13 @@ class Engine(ProvingEngine):
         self.registry = registry if registry is not None else build_registry(config)
         self.store = store or InMemoryJobStore(config.job_retention_s(), config.daemon.max_finished_jobs)
         self.budget = MemoryBudget(config.total_budget_bytes())
-        self.witness_buffers = WitnessBuffers()
         self.devices = devices if devices is not None else discover(
             config.gpus.backend, config.gpus.devices, config.gpus.gpu_workers_per_device, config.gpus.gpu_threads,
             config.gpus.msm_table_fraction)
+        # with a GPU, witnesses are written into the first GPU's pinned pool, which its uploads read directly
+        host = next((d.backend.uploader for d in self.devices if d.kind == "cuda"), None)
+        self.witness_buffers = WitnessBuffers() if host is None else WitnessBuffers(
+            alloc=host.host_array, free=lambda a: host.release(a) if host.pool.owns(a) else None)
         # with a GPU the hot tier is page-locked, so every GPU uploads bases at the pinned rate
         pin = next((d.backend.pin_host for d in self.devices if d.kind == "cuda"), None)
         self.srs = SrsManager(self.budget, config.pinned_budget_bytes(), config.eviction_min_idle_s(), pin=pin)
