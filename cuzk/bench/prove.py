@@ -47,11 +47,8 @@ def stamped_sha256(log_rows: int):
     return record().compile(), witness(), int(name.rsplit("x", 1)[1])
 
 
-def workload_partition(kind_name: str, preset: str, seed: int = 1):
-    """(compiled circuit, witness of partition 0, description) of a built-in workload circuit."""
-    from cuzk.circuits import get_kind
-
-    kind = get_kind(kind_name)
+def workload_partition(kind, preset: str, seed: int = 1):
+    """(compiled circuit, witness of partition 0, description) of a built-in workload circuit (a CircuitKind)."""
     cc = kind.compile(preset)
     w, _ = kind.witness(preset, kind.make_vanilla(preset, seed), 0)
     return cc, w, f"{kind.circuit_id(preset)} partition 0"
@@ -62,8 +59,9 @@ def _cases(sizes, kind: str | None, preset: str, seed: int):
     if kind is not None:
         from cuzk.circuits import get_kind
 
-        rows = get_kind(kind).counts(preset).rows
-        yield f"{kind}-{preset}", max(1, (rows - 1).bit_length()), lambda: workload_partition(kind, preset, seed)
+        k = get_kind(kind)
+        rows = k.counts(preset).rows  # from the counts: the label needs no compiled circuit
+        yield k.circuit_id(preset), max(1, (rows - 1).bit_length()), lambda: workload_partition(k, preset, seed)
         return
     for log_rows in sizes:
         def build(k=log_rows):
@@ -121,8 +119,8 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
         key_s = time.perf_counter() - t
         for name in ("h", "l", "a", "b_g1", "b_g2"):
             pk.bases(name)
-        print(f"2^{log_rows}: {what}, {cc.num_rows} rows, {cc.num_vars} variables; "
-              f"circuit and witness {synth_s:.1f} s, {'setup' if real else 'random key'} {key_s:.1f} s", file=out, flush=True)
+        print(f"2^{log_rows}: {what}, {cc.num_rows} rows, {cc.num_vars} variables; circuit and witness "
+              f"{synth_s:.1f} s, {'setup' if real else 'random key'} {key_s:.1f} s", file=out, flush=True)
         public = cc.fr.to_ints(w[1:cc.num_inputs]) if real else None
         cases = [(mode, pinned) for mode in transfers for pinned in ((False, True) if mode == "pinned" else (False,))]
         if batch > 1:  # a batch prefetches every witness through pinned staging, whatever the mode

@@ -164,7 +164,7 @@ __device__ __forceinline__ void batch_to_affine(const u32* scratch, u32* dst, u6
         for (u32 p = 0; p + 1 < k; p++) acc = xyzz_add(acc, load_xyzz<F>(extra, e + p));                       \
         store_xyzz(buckets, b, acc);                                                                           \
     }                                                                                                          \
-    /* out[t] = sum of the run pts[t * len .. t * len + len) (bucket parts, tree levels) */                   \
+    /* out[t] = sum of the run pts[t * len .. t * len + len) (the levels of _tree_sum) */                    \
     extern "C" __global__ void G##_sum_runs(const u32* pts, u32 len, u64 count, u32* out) {                   \
         const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;                                             \
         if (t >= count) return;                                                                                \

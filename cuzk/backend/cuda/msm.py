@@ -2,8 +2,8 @@
 
 Scalars 0 are dropped, scalars 1 go to the batch-addition kernel, the rest
 to Pippenger (signed c-bit digits; buckets by counting sort; threads per
-bucket by its length; segmented bucket reduction; windows weighted on the device). The
-partial results come back as XYZZ points and are combined on the host.
+bucket by its length; segmented bucket reduction; windows weighted on the
+device). The partial results come back as XYZZ points and are combined on the host.
 
 Bases are fixed per circuit, so a device may keep a window table for them
 (`WindowTable`: 2^(c w) P_i for every window w): all windows then share one
@@ -180,9 +180,9 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
     EventTimer) records the stages. Scalars 0 and 1 add nothing here (1 goes
     to batch addition); `work` is the number of other scalars, which sizes
     the windows. With a `table` (over these bases) every window adds into one
-    set of buckets; its scalars must be canonical (< 2^255). With `index`, the n scalars are gathered ones: scalar j multiplies
-    bases[index[j]], so sparse scalar vectors cost passes over their nonzero
-    entries only."""
+    set of buckets; its scalars must be canonical (< 2^255). With `index`,
+    the n scalars are gathered ones: scalar j multiplies bases[index[j]], so
+    sparse scalar vectors cost passes over their nonzero entries only."""
     stage = timer.phase if timer is not None else _no_phase
     if table is not None:
         c, nwin, half = table.c, table.nwin, 1 << (table.c - 1)
