@@ -69,10 +69,21 @@ if [ "$MODE" = gpus ]; then  # issue 8, on a two-GPU machine: one GPU against al
   save_cache; exit 0
 fi
 if [ "$MODE" = sector ]; then  # issue 17: a 32g sector through daemons (parameters made on the GPU in this run)
-  timeout ${SECTOR_S:-480} python3 -m cuzk bench batch --compare --kind porep-c2-like --preset "${PRESET:-32g}" \
+  python3 -m cuzk bench batch --compare --kind porep-c2-like --preset "${PRESET:-32g}" \
     --count "${COUNT:-2}" --rounds 1 --modes "${MODES:-pipelined,pipelined+batched}" --batch-size "${BATCH:-2}" \
     --synthesis-threads "${SYNTH:-2}" --state-dir /tmp/cuzk-bench --json "$OUT/sector.json" \
-    --trace "$OUT/sector_trace.jsonl" 2>&1 | grep -v "in flight" | tail -40 | tee "$OUT/sector.txt"
+    --trace "$OUT/sector_trace.jsonl" > "$OUT/sector_full.txt" 2>&1 &
+  bench=$!
+  while kill -0 $bench 2>/dev/null && [ $SECONDS -lt ${SECTOR_S:-480} ]; do sleep 2; done
+  if kill -0 $bench 2>/dev/null; then  # cut off: the daemons' stacks and logs say where it was
+    pkill -USR1 -f "cuzk daemon"; sleep 3
+    for f in $(find /tmp/cuzk-bench -name daemon.log); do echo "== $f"; tail -c 12000 "$f"; done > "$OUT/daemon_logs.txt"
+    pkill -f "cuzk daemon"; kill $bench
+  fi
+  wait $bench
+  grep -v "in flight" "$OUT/sector_full.txt" | tail -40 > "$OUT/sector.txt"
+  grep "in flight" "$OUT/sector_full.txt" | tail -3 >> "$OUT/sector.txt"; rm -f "$OUT/sector_full.txt"
+  cat "$OUT/sector.txt"
   df -h /tmp | tail -1 >> "$OUT/sector.txt"
   left=$(( ${CALL_S:-590} - SECONDS ))  # the GPU tests the sector run did not exercise, in what time is left
   [ "$left" -gt 30 ] && timeout "$left" python3 -m pytest -q -p no:cacheprovider -m gpu tests/engine/test_engine.py \

@@ -10,11 +10,13 @@ metrics over HTTP (on localhost unless it names a host; with the daemon's
 bearer token when one is set). Accepted jobs are journaled in
 <state_dir>/jobs.sqlite3: after a crash the daemon resumes them. SIGTERM or SIGINT: stop accepting jobs,
 finish the running ones, exit 0 (1 if the drain timed out); a second signal
-exits at once.
+exits at once. SIGUSR1: every thread's stack is written to the log (stderr), for
+a daemon that seems stuck; it keeps running.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import logging
 import os
@@ -132,6 +134,7 @@ def serve(cfg, ray_address: str | None = None) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # stacks of a daemon that seems stuck
     cfg.state_dir().mkdir(parents=True, exist_ok=True)
     store = None
     if cfg.daemon.journal and not ray_address:
