@@ -158,16 +158,17 @@ def build_table(curve, group: str, flat: cp.ndarray, c: int, kern=fn) -> WindowT
     return WindowTable(pts, n, c, nwin, (time.perf_counter() - t0) * 1e3)
 
 
-def _tree_sum(curve, group, pts: cp.ndarray, count: int, kern=fn) -> cp.ndarray:
-    """One XYZZ point = the sum of `count` (runs of 16 in parallel, then one block)."""
+def _tree_sum(curve, group, pts: cp.ndarray, count: int, kern=fn, groups: int = 1) -> cp.ndarray:
+    """`groups` XYZZ points: group g = the sum of pts[g * count:(g + 1) * count]. Runs of 16 are
+    summed in parallel first (one block per group sums thousands of points serially, one SM each)."""
     words = _coord_words(group, curve) * 4
     while count > 256 and count % 16 == 0:
         count //= 16
-        out = cp.empty(count * words, dtype=cp.uint32)
-        kern(curve.name, f"{group}_sum_runs")(((count + THREADS - 1) // THREADS,), (THREADS,),
-                                              (pts, np.uint32(16), np.uint64(count), out))
+        out = cp.empty(groups * count * words, dtype=cp.uint32)
+        kern(curve.name, f"{group}_sum_runs")(((groups * count + THREADS - 1) // THREADS,), (THREADS,),
+                                              (pts, np.uint32(16), np.uint64(groups * count), out))
         pts = out
-    return _sum_groups(curve, group, pts, 1, count, kern)
+    return _sum_groups(curve, group, pts, groups, count, kern)
 
 
 def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: int, *, c: int | None = None,
@@ -236,7 +237,7 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
         if table is not None:
             out = _tree_sum(curve, group, segs, nseg, kern)
         else:
-            windows = _sum_groups(curve, group, segs, nwin, nseg, kern)
+            windows = _tree_sum(curve, group, segs, nseg, kern, groups=nwin)
             kern(curve.name, f"{group}_scale_windows")(((nwin + 31) // 32,), (32,),
                                                        (windows, np.uint32(c), np.uint32(nwin)))
             out = _sum_groups(curve, group, windows, 1, nwin, kern)
@@ -253,11 +254,12 @@ def _no_phase(label: str):
 def batch_add_device(curve, group: str, d_bases: cp.ndarray, idx: cp.ndarray) -> cp.ndarray:
     count = int(idx.shape[0])
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-    blocks = max(1, min(4 * sms, (count + THREADS - 1) // THREADS))
+    # many waves of blocks (3 of 128 threads fit an SM at G1's registers), so the last wave's tail is short
+    blocks = max(1, min(16 * sms, (count + THREADS - 1) // THREADS))
     words = _coord_words(group, curve) * 4
     partial = cp.empty(blocks * THREADS * words, dtype=cp.uint32)
     fn(curve.name, f"{group}_batch_add")((blocks,), (THREADS,), (d_bases, idx, np.uint64(count), partial))
-    return _sum_groups(curve, group, partial, 1, blocks * THREADS)
+    return _tree_sum(curve, group, partial, blocks * THREADS)
 
 
 def _combine(curve, group: str, parts: list[np.ndarray]) -> np.ndarray:
