@@ -239,3 +239,20 @@ def test_sigterm_drains(tmp_path, param_dir):
         assert not d.socket.exists()
     finally:
         d.stop()
+
+
+def test_sigusr1_writes_every_threads_stack_to_the_log_and_the_daemon_keeps_serving(tmp_path, param_dir):
+    d = Daemon(tmp_path / "stacks", param_dir).start()
+    try:
+        before = len(d.log_text(tail=10**9))
+        d.proc.send_signal(signal.SIGUSR1)
+        end = time.monotonic() + 30
+        while "Thread 0x" not in d.log_text(tail=10**9)[before:] and time.monotonic() < end:
+            time.sleep(0.1)
+        dump = d.log_text(tail=10**9)[before:]
+        assert "Thread 0x" in dump and "serve" in dump  # the main thread waits in cli/daemon.py's serve
+        assert d.proc.poll() is None
+        with d.client() as c:
+            assert c.status() is not None
+    finally:
+        d.stop()
