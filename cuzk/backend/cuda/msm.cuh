@@ -19,8 +19,8 @@ __device__ __forceinline__ bool scalar_is_one(const u32* s) {
 // scalars that are neither 0 nor 1 (Pippenger's; gathered when they are few,
 // so its digit and sort passes cover only them). counts[0] = ones, counts[1] = others.
 extern "C" __global__ void msm_classify(const u32* scalars, u64 n, u32* ones, u32* others, u32* counts) {
-    // one atomic per warp and class (ballot, then each lane's rank among its class): 2^27 scalars
-    // with one atomic each on two counters serialised ~5 ms; the warp keeps its indices in order
+    // one atomic per warp and class (ballot, then each lane's rank among its class), so a warp's
+    // indices stay in order; measured no faster than one atomic per scalar (~5 ms at 2^27, BENCHMARKS.md)
     const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;  // blockDim is a multiple of 32
     u32 kind = 0;  // 0: zero, 1: one, 2: other
     if (i < n) {

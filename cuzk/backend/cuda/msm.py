@@ -254,7 +254,7 @@ def _no_phase(label: str):
 def batch_add_device(curve, group: str, d_bases: cp.ndarray, idx: cp.ndarray) -> cp.ndarray:
     count = int(idx.shape[0])
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-    # many waves of blocks (3 of 128 threads fit an SM at G1's registers), so the last wave's tail is short
+    # many waves (3 blocks of 128 threads fit an SM at G1's 166 registers): the last wave's tail is short
     blocks = max(1, min(16 * sms, (count + THREADS - 1) // THREADS))
     words = _coord_words(group, curve) * 4
     partial = cp.empty(blocks * THREADS * words, dtype=cp.uint32)
