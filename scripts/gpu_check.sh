@@ -90,6 +90,19 @@ if [ "$MODE" = sector ]; then  # issue 17: a 32g sector through daemons (paramet
     tests/groth16/test_prove_batch_prefetch.py --durations=6 2>&1 | tail -12 | tee "$OUT/sector_tests.txt"
   save_cache; exit 0
 fi
+if [ "$MODE" = profile ]; then  # issue 16: accumulate with / without prefetch, then Nsight Compute on the hot kernels
+  timeout 240 python3 -m cuzk.bench.msm_variants --quick ${VARIANT:+--variant "$VARIANT"} "$OUT/msm_variants.json" \
+    ${LOGS:-24 26} 2>&1 | tee "$OUT/msm_variants.txt"
+  save_cache
+  NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+  echo "ncu: $NCU" | tee "$OUT/ncu.txt"
+  timeout $(( ${CALL_S:-585} - SECONDS )) "$NCU" --clock-control none --target-processes all \
+    -k 'regex:g1_msm_accumulate|msm_digits|msm_scatter|g1_msm_reduce|fr_ntt_dif_pass|fr_ntt_finish|fr_mul_powers' \
+    --launch-skip 15 --launch-count 15 --section SpeedOfLight --section Occupancy --section WarpStateStats \
+    --section SchedulerStats --section LaunchStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+    python3 scripts/ncu_kernels.py ${NCU_LOG:-24} >> "$OUT/ncu.txt" 2>&1
+  tail -5 "$OUT/ncu.txt"; exit 0
+fi
 if [ "$MODE" = partition ]; then  # issue 16: GPU kernel tests, one proof at 2^24, a batch of 3 at 2^27
   gpu_kernel_tests "$OUT/partition_tests.txt"
   timeout 120 python3 -m cuzk bench prove --backend cuda --sizes 24 --repeat 3 --json "$OUT/prove24.json" 2>&1 \

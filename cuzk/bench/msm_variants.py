@@ -5,7 +5,9 @@ change, add its compile options (-D...) to VARIANTS. `--tables 18,20` also
 times the MSM through window tables of those widths (0: the default width),
 with each table's build time.
 
-    python -m cuzk.bench.msm_variants [--quick] [--tables C,...] OUT.json [log_n ...]
+    python -m cuzk.bench.msm_variants [--quick] [--tables C,...] [--variant NAME:-DX ...] OUT.json [log_n ...]
+
+`--variant` adds a module compiled with that NVRTC option beside the default.
 
 It reaches into cuzk.backend.cuda.msm's stages (pippenger with its own
 kernels and timer, _bases_view, _combine, _xyzz_to_host): a tuning tool
@@ -25,7 +27,7 @@ from cuzk.backend.cuda.module import arch_option, source
 from cuzk.curve import get_curve
 
 VARIANTS = {"default": ()}  # name -> extra NVRTC options
-QUICK = {"default": ()}  # --quick: c = 16 and 256 threads only
+QUICK = {"default": ()}  # --quick: c = 16 and the accumulation's block size only
 
 
 def module(curve, defines):
@@ -44,6 +46,11 @@ def main():
         k = args.index("--tables")
         table_cs = [int(x) for x in args[k + 1].split(",")]
         del args[k:k + 2]
+    while "--variant" in args:
+        k = args.index("--variant")
+        name, _, opt = args[k + 1].partition(":")
+        VARIANTS[name] = QUICK[name] = (opt,)
+        del args[k:k + 2]
     out_path = args[0]
     logs = [int(x) for x in args[1:]] or [22, 24]
     curve = get_curve("bls12_381")
@@ -60,7 +67,7 @@ def main():
             def kern(_curve, kname, mod=mod):
                 return mod.get_function(kname)
             for c in ((16,) if quick or log_n < 23 else (16, 20)):
-                for threads in ((256,) if quick else (64, 128, 256)):
+                for threads in ((M.ACC_THREADS,) if quick else (64, 128, 256)):
                     times = []
                     for rep in range(4):
                         timer = EventTimer()

@@ -133,6 +133,32 @@ __device__ __forceinline__ void batch_to_affine(const u32* scratch, u32* dst, u6
     }
 }
 
+#ifdef CUZK_ACC_NO_PREFETCH
+#define MSM_ACC_LOOP(F)                                                                                        \
+        for (u32 j = start + (u32)(((u64)len * part) / k); j < end; j++) {                                     \
+            const u32 e = sorted[j];                                                                           \
+            Affine<F> q = load_affine<F>(bases, e & 0x7fffffffu);                                             \
+            if (e & 0x80000000u) q.y = fp_neg(q.y);                                                            \
+            acc = xyzz_add_affine_inline(acc, q);                                                              \
+        }
+#else
+/* the next point is loaded before this one is added: its two dependent loads (index, then point) */
+/* wait behind the addition's thousands of instructions instead of in front of the next one       */
+#define MSM_ACC_LOOP(F)                                                                                        \
+        u32 j = start + (u32)(((u64)len * part) / k);                                                          \
+        u32 e = j < end ? sorted[j] : 0u;                                                                      \
+        Affine<F> q = load_affine<F>(bases, e & 0x7fffffffu);                                                 \
+        for (; j < end; j++) {                                                                                 \
+            Affine<F> cur = q;                                                                                 \
+            if (e & 0x80000000u) cur.y = fp_neg(cur.y);                                                        \
+            if (j + 1 < end) {                                                                                 \
+                e = sorted[j + 1];                                                                             \
+                q = load_affine<F>(bases, e & 0x7fffffffu);                                                   \
+            }                                                                                                  \
+            acc = xyzz_add_affine_inline(acc, cur);                                                            \
+        }
+#endif
+
 #define MSM_KERNELS(G, F)                                                                                      \
     /* bucket b's run is cut into tstart[b+1] - tstart[b] parts by its length (runs of scalars        */ \
     /* concentrated on few values get many threads); thread t sums one part, the buckets walked in        */ \
@@ -153,12 +179,7 @@ __device__ __forceinline__ void batch_to_affine(const u32* scratch, u32* dst, u6
         const u32 start = offsets[b], len = offsets[b + 1] - start;                                            \
         const u32 end = start + (u32)(((u64)len * (part + 1)) / k);                                           \
         XYZZ<F> acc = XYZZ<F>::zero();                                                                         \
-        for (u32 j = start + (u32)(((u64)len * part) / k); j < end; j++) {                                     \
-            const u32 e = sorted[j];                                                                           \
-            Affine<F> q = load_affine<F>(bases, e & 0x7fffffffu);                                             \
-            if (e & 0x80000000u) q.y = fp_neg(q.y);                                                            \
-            acc = xyzz_add_affine_inline(acc, q);                                                              \
-        }                                                                                                      \
+        MSM_ACC_LOOP(F)                                                                                        \
         if (part == 0) store_xyzz(buckets, b, acc);                                                            \
         else store_xyzz(extra, tstart[b] - b + part - 1, acc);                                                 \
     }                                                                                                          \
