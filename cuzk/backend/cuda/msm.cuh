@@ -1,5 +1,5 @@
-// Pippenger MSM with signed c-bit digits, bucket sort by counting, one thread
-// per bucket for accumulation, segmented running sums for bucket reduction,
+// Pippenger MSM with signed c-bit digits, bucket sort by counting, equal runs
+// of the sorted points per accumulating thread, segmented running sums for bucket reduction,
 // and a block tree to sum segments. Also the batch-addition kernel used for
 // scalars equal to 1. Instantiated for G1 and G2 by MSM_KERNELS below.
 #pragma once
@@ -43,31 +43,26 @@ extern "C" __global__ void msm_classify(const u32* scalars, u64 n, u32* ones, u3
     else if (kind == 2) others[b2 + __popc(m2 & below)] = (u32)i;
 }
 
-// Signed digits of each scalar (canonical, 8 x u32 limbs): for point i and
-// window w, key = w * 2^(c-1) + |d| - 1 (or SKIP_KEY when d = 0); counts[key]++.
-// With a window table (`merged`), window w's digit multiplies table point
-// w * n + i = 2^(c w) P_i, so all windows share one set of 2^(c-1) buckets:
-// key = |d| - 1. A carry out of the top window (a scalar too wide for nwin
-// windows) sets *err. Scalars equal to 1 are skipped (msm_classify gave them
-// to batch addition).
-extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin, u32 merged, u32* keys,
-                                      u32* counts, u32* err) {
-    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
+// Scalar i's signed digits (canonical, 8 x u32 limbs) walked window by window: next(w) gives window
+// w's key, w * 2^(c-1) + |d| - 1 (|d| - 1 with a window table, `merged`: window w's digit multiplies
+// table point w * n + i = 2^(c w) P_i, so all windows share one set of 2^(c-1) buckets), or
+// SKIP_KEY when d = 0, with bit 31 set for a negative digit. Scalars equal to 1 are skipped
+// (msm_classify gave them to batch addition).
+struct ScalarDigits {
     u32 s[9];
+    u32 c, half, mask, carry, merged;
+    __device__ __forceinline__ ScalarDigits(const u32* scalars, u64 i, u32 c_, u32 merged_)
+        : c(c_), half(1u << (c_ - 1)), mask((1u << c_) - 1), carry(0), merged(merged_) {
 #pragma unroll
-    for (int k = 0; k < 8; k++) s[k] = scalars[i * 8 + k];
-    s[8] = 0;
-    if (scalar_is_one(s)) s[0] = 0;
-    const u32 half = 1u << (c - 1);
-    const u32 mask = (1u << c) - 1;
-    u32 carry = 0;
-    for (u32 w = 0; w < nwin; w++) {
+        for (int k = 0; k < 8; k++) s[k] = scalars[i * 8 + k];
+        s[8] = 0;
+        if (scalar_is_one(s)) s[0] = 0;
+    }
+    __device__ __forceinline__ u32 next(u32 w) {
         const u32 bit = w * c;
         const u32 limb = bit >> 5, sh = bit & 31;
         const u64 two = limb < 8 ? ((u64)s[limb + 1] << 32) | s[limb] : 0;
         u32 d = (u32)((two >> sh) & mask) + carry;
-        u32 key = SKIP_KEY;
         u32 neg = 0;
         if (d > half) {
             d = (1u << c) - d;
@@ -76,29 +71,40 @@ extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin
         } else {
             carry = 0;
         }
-        if (d) {
-            key = (merged ? 0 : w * half) + d - 1;
-            atomicAdd(&counts[key], 1u);
-        }
-        keys[(u64)w * n + i] = key == SKIP_KEY ? SKIP_KEY : (key | (neg << 31));
+        return d ? ((merged ? 0 : w * half) + d - 1) | (neg << 31) : SKIP_KEY;
     }
-    if (carry) atomicOr(err, 1u);
+};
+
+// Counting pass: counts[key]++ for every (window, scalar) digit; the count before this one is the
+// entry's rank in its bucket, kept in ranks[w * n + i] for msm_scatter (which then needs no atomics).
+// A carry out of the top window (a scalar too wide for nwin windows) sets *err.
+extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin, u32 merged, u32* ranks,
+                                      u32* counts, u32* err) {
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    ScalarDigits dg(scalars, i, c, merged);
+    for (u32 w = 0; w < nwin; w++) {
+        const u32 key = dg.next(w);
+        if (key != SKIP_KEY) ranks[(u64)w * n + i] = atomicAdd(&counts[key & 0x7fffffffu], 1u);
+    }
+    if (dg.carry) atomicOr(err, 1u);
 }
 
-// Place each (window, scalar j) into its bucket's run: sorted[pos] = the base's index
-// (index[j] for gathered scalars, else j; plus w * nbases in a window table) | neg << 31.
-extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32 merged, const u32* index,
-                                       u32 indexed, u64 nbases, u32* cursor, u32* sorted) {
-    const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= n * nwin) return;
-    const u32 k = keys[t];
-    if (k == SKIP_KEY) return;
-    const u32 key = k & 0x7fffffffu;
-    const u32 pos = atomicAdd(&cursor[key], 1u);
-    const u64 j = t % n;
-    u64 i = indexed ? index[j] : j;
-    if (merged) i += (t / n) * nbases;
-    sorted[pos] = (u32)i | (k & 0x80000000u);
+// Place each (window, scalar j) digit at offsets[key] + its rank: sorted[pos] = the base's index
+// (index[j] for gathered scalars, else j; plus w * nbases in a window table) | neg << 31. The digits
+// are computed again from the scalar (cheaper than keeping nwin keys per scalar in memory).
+extern "C" __global__ void msm_scatter(const u32* scalars, u64 n, u32 c, u32 nwin, u32 merged, const u32* ranks,
+                                       const u32* offsets, const u32* index, u32 indexed, u64 nbases, u32* sorted) {
+    const u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= n) return;
+    ScalarDigits dg(scalars, j, c, merged);
+    const u32 base = indexed ? index[j] : (u32)j;
+    for (u32 w = 0; w < nwin; w++) {
+        const u32 key = dg.next(w);
+        if (key == SKIP_KEY) continue;
+        const u32 pos = offsets[key & 0x7fffffffu] + ranks[(u64)w * n + j];
+        sorted[pos] = (base + (merged ? (u32)(w * nbases) : 0u)) | (key & 0x80000000u);
+    }
 }
 
 // Montgomery's batch inversion for a grid-strided set of XYZZ points, in two halves that the
@@ -133,66 +139,60 @@ __device__ __forceinline__ void batch_to_affine(const u32* scratch, u32* dst, u6
     }
 }
 
-#ifdef CUZK_ACC_NO_PREFETCH
-#define MSM_ACC_LOOP(F)                                                                                        \
-        for (u32 j = start + (u32)(((u64)len * part) / k); j < end; j++) {                                     \
-            const u32 e = sorted[j];                                                                           \
-            Affine<F> q = load_affine<F>(bases, e & 0x7fffffffu);                                             \
-            if (e & 0x80000000u) q.y = fp_neg(q.y);                                                            \
-            acc = xyzz_add_affine_inline(acc, q);                                                              \
-        }
-#else
-/* the next point is loaded before this one is added: its two dependent loads (index, then point) */
-/* wait behind the addition's thousands of instructions instead of in front of the next one       */
-#define MSM_ACC_LOOP(F)                                                                                        \
-        u32 j = start + (u32)(((u64)len * part) / k);                                                          \
-        u32 e = j < end ? sorted[j] : 0u;                                                                      \
-        Affine<F> q = load_affine<F>(bases, e & 0x7fffffffu);                                                 \
-        for (; j < end; j++) {                                                                                 \
-            Affine<F> cur = q;                                                                                 \
-            if (e & 0x80000000u) cur.y = fp_neg(cur.y);                                                        \
-            if (j + 1 < end) {                                                                                 \
-                e = sorted[j + 1];                                                                             \
-                q = load_affine<F>(bases, e & 0x7fffffffu);                                                   \
-            }                                                                                                  \
-            acc = xyzz_add_affine_inline(acc, cur);                                                            \
-        }
-#endif
-
 #define MSM_KERNELS(G, F)                                                                                      \
-    /* bucket b's run is cut into tstart[b+1] - tstart[b] parts by its length (runs of scalars        */ \
-    /* concentrated on few values get many threads); thread t sums one part, the buckets walked in        */ \
-    /* reverse so the longest runs (the top window's) start first. Part 0 goes to buckets[b], part p > 0   */ \
-    /* to extra[tstart[b] - b + p - 1], which G##_msm_combine_parts adds in.                              */ \
+    /* thread t sums the sorted entries [t run, (t + 1) run): every thread the same number of additions, */ \
+    /* whatever the buckets' lengths (a thread per bucket left a warp waiting for its longest bucket:    */ \
+    /* ~10 % of the additions' time with 256-512 points a bucket). A bucket wholly inside the segment    */ \
+    /* goes to buckets[b]; one that began before it to first[t], one that goes on past it to last[t];    */ \
+    /* G##_msm_combine_parts adds those. Each next point is loaded before the current one is added.      */ \
     extern "C" __global__ void G##_msm_accumulate(const u32* bases, const u32* sorted, const u32* offsets,      \
-                                                  const u32* tstart, u32 nbuckets, u32* buckets, u32* extra) { \
-        const u32 total = tstart[nbuckets];                                                                    \
-        const u32 t0 = blockIdx.x * blockDim.x + threadIdx.x;                                                 \
-        if (t0 >= total) return;                                                                               \
-        const u32 t = total - 1 - t0;                                                                          \
-        u32 lo = 0, hi = nbuckets; /* tstart[lo] <= t < tstart[hi] */                                          \
+                                                  u32 nbuckets, u32 total, u32 run, u32* buckets, u32* first,  \
+                                                  u32* last) {                                                 \
+        const u32 t = blockIdx.x * blockDim.x + threadIdx.x;                                                  \
+        const u64 s64 = (u64)t * run;                                                                          \
+        if (s64 >= total) return;                                                                              \
+        const u32 s = (u32)s64, e = (u32)min((u64)total, s64 + run);                                           \
+        u32 lo = 0, hi = nbuckets; /* the last bucket b with offsets[b] <= s: it holds entry s */            \
         while (hi - lo > 1) {                                                                                  \
             const u32 mid = (lo + hi) >> 1;                                                                    \
-            if (tstart[mid] <= t) lo = mid; else hi = mid;                                                     \
+            if (offsets[mid] <= s) lo = mid; else hi = mid;                                                    \
         }                                                                                                      \
-        const u32 b = lo, k = tstart[b + 1] - tstart[b], part = t - tstart[b];                                 \
-        const u32 start = offsets[b], len = offsets[b + 1] - start;                                            \
-        const u32 end = start + (u32)(((u64)len * (part + 1)) / k);                                           \
+        u32 b = lo, bend = offsets[b + 1];                                                                     \
         XYZZ<F> acc = XYZZ<F>::zero();                                                                         \
-        MSM_ACC_LOOP(F)                                                                                        \
-        if (part == 0) store_xyzz(buckets, b, acc);                                                            \
-        else store_xyzz(extra, tstart[b] - b + part - 1, acc);                                                 \
+        u32 en = sorted[s];                                                                                    \
+        Affine<F> q = load_affine<F>(bases, en & 0x7fffffffu);                                                \
+        for (u32 j = s; j < e; j++) {                                                                          \
+            Affine<F> cur = q;                                                                                 \
+            if (en & 0x80000000u) cur.y = fp_neg(cur.y);                                                       \
+            if (j + 1 < e) {                                                                                   \
+                en = sorted[j + 1];                                                                            \
+                q = load_affine<F>(bases, en & 0x7fffffffu);                                                  \
+            }                                                                                                  \
+            acc = xyzz_add_affine_inline(acc, cur);                                                            \
+            if (j + 1 == bend || j + 1 == e) {                                                                 \
+                if (offsets[b] < s) store_xyzz(first, t, acc);                                                 \
+                else if (bend > e) store_xyzz(last, t, acc);                                                   \
+                else store_xyzz(buckets, b, acc);                                                              \
+                acc = XYZZ<F>::zero();                                                                         \
+                while (bend == j + 1 && j + 1 < e) bend = offsets[++b + 1]; /* past empty buckets */          \
+            }                                                                                                  \
+        }                                                                                                      \
     }                                                                                                          \
-    /* buckets[b] += its parts after the first (one thread per bucket; most have none) */                    \
-    extern "C" __global__ void G##_msm_combine_parts(const u32* tstart, u32 nbuckets, const u32* extra,         \
-                                                     u32* buckets) {                                           \
+    /* buckets[b]: 0 when empty; else the parts of the threads it spans (one thread per bucket; most span one,*/ \
+    /* which wrote it already)                                                                              */ \
+    extern "C" __global__ void G##_msm_combine_parts(const u32* offsets, u32 nbuckets, u32 run, const u32* first, \
+                                                     const u32* last, u32* buckets) {                          \
         const u32 b = blockIdx.x * blockDim.x + threadIdx.x;                                                  \
         if (b >= nbuckets) return;                                                                             \
-        const u32 k = tstart[b + 1] - tstart[b];                                                               \
-        if (k == 1) return;                                                                                    \
-        XYZZ<F> acc = load_xyzz<F>(buckets, b);                                                                \
-        const u32 e = tstart[b] - b;                                                                           \
-        for (u32 p = 0; p + 1 < k; p++) acc = xyzz_add(acc, load_xyzz<F>(extra, e + p));                       \
+        const u32 st = offsets[b], en = offsets[b + 1];                                                        \
+        if (st == en) {                                                                                        \
+            store_xyzz(buckets, b, XYZZ<F>::zero());                                                           \
+            return;                                                                                            \
+        }                                                                                                      \
+        const u32 t0 = st / run, t1 = (en - 1) / run;                                                          \
+        if (t0 == t1) return;                                                                                  \
+        XYZZ<F> acc = load_xyzz<F>(last, t0);                                                                  \
+        for (u32 t = t0 + 1; t <= t1; t++) acc = xyzz_add(acc, load_xyzz<F>(first, t));                        \
         store_xyzz(buckets, b, acc);                                                                           \
     }                                                                                                          \
     /* out[t] = sum of the run pts[t * len .. t * len + len) (the levels of _tree_sum) */                    \

@@ -1,9 +1,9 @@
 """Host side of the device MSM: scalar classification, Pippenger launches.
 
 Scalars 0 are dropped, scalars 1 go to the batch-addition kernel, the rest
-to Pippenger (signed c-bit digits; buckets by counting sort; threads per
-bucket by its length; segmented bucket reduction; windows weighted on the
-device). The partial results come back as XYZZ points and are combined on the host.
+to Pippenger (signed c-bit digits; buckets by counting sort, each digit's
+rank taken in the counting pass; threads summing equal runs of the sorted
+points; segmented bucket reduction; windows weighted on the device). The partial results come back as XYZZ points and are combined on the host.
 
 Bases are fixed per circuit, so a device may keep a window table for them
 (`WindowTable`: 2^(c w) P_i for every window w): all windows then share one
@@ -27,10 +27,9 @@ from .module import fn
 THREADS = 128
 ACC_THREADS = 128  # accumulate block size (even/odd mul, H200, 2^24 c=16): 118 ms at 64 or 128, 131 at 256
 SEGMENT = 16  # buckets per reduction thread: 2^15-bucket windows give 2048 threads each
-# accumulation: about this many threads in all, each summing at least MIN_RUN points; a bucket gets
-# one thread per `run` points, so scalars concentrated on few values (PoRep's repeated Poseidon values
-# in L, A and B at 32g: thousands of points in one bucket of every window) do not leave a serial tail
-ACC_TARGET_THREADS = 1 << 18
+# accumulation: threads sum equal runs of the sorted entries, at least MIN_RUN each, in about
+# ACC_WAVES full waves of 3 resident blocks per SM (G1's 168 registers; G2's 2 blocks make it 1.5x as many)
+ACC_WAVES = 24
 MIN_RUN = 16
 
 
@@ -197,34 +196,34 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
     err = cp.zeros(1, dtype=cp.uint32)
     with stage("sort"):
         counts = cp.zeros(nb + 1, dtype=cp.uint32)
-        keys = cp.empty(nwin * n, dtype=cp.uint32)
-        kern(curve.name, "msm_digits")(((n + 255) // 256,), (256,),
-                                       (d_scalars, np.uint64(n), np.uint32(c), np.uint32(nwin), merged, keys, counts,
-                                        err))
+        ranks = cp.empty(nwin * n, dtype=cp.uint32)
+        digit_args = (d_scalars, np.uint64(n), np.uint32(c), np.uint32(nwin), merged)
+        kern(curve.name, "msm_digits")(((n + 255) // 256,), (256,), digit_args + (ranks, counts, err))
         offsets = cp.zeros(nb + 1, dtype=cp.uint32)
         cp.cumsum(counts[:nb], out=offsets[1:])
-        cursor = offsets[:-1].copy()
-        total = nwin * n  # at least the points sorted (zero digits are skipped)
+        del counts
+        total = int(offsets[nb].get())  # entries sorted: zero digits have none
         ordered = cp.empty(max(1, total), dtype=cp.uint32)
         nbases = table.n if table is not None else 0  # only a window table offsets by window
-        kern(curve.name, "msm_scatter")(((total + 255) // 256,), (256,),
-                                        (keys, np.uint64(n), np.uint32(nwin), merged,
-                                         index if index is not None else keys, np.uint32(index is not None),
-                                         np.uint64(nbases), cursor, ordered))
-        del keys, cursor, counts
+        kern(curve.name, "msm_scatter")(((n + 255) // 256,), (256,),
+                                        digit_args + (ranks, offsets, index if index is not None else ranks,
+                                                      np.uint32(index is not None), np.uint64(nbases), ordered))
+        del ranks
     words = _coord_words(group, curve) * 4
     with stage("accumulate"):
-        run = max(MIN_RUN, -(-total // ACC_TARGET_THREADS))
-        tstart = cp.zeros(nb + 1, dtype=cp.uint32)  # bucket b's threads: tstart[b] .. tstart[b + 1]
-        cp.cumsum(cp.maximum((offsets[1:] - offsets[:-1] + (run - 1)) // run, 1), out=tstart[1:])
-        bound = nb + -(-total // run)  # sum of max(1, ceil(len / run)) <= buckets + total / run
+        sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+        run = max(MIN_RUN, -(-total // (ACC_WAVES * sms * 3 * threads)))
+        nthreads = -(-total // run)
         buckets = cp.empty(nb * words, dtype=cp.uint32)
-        extra = cp.empty(max(1, bound - nb) * words, dtype=cp.uint32)
-        kern(curve.name, f"{group}_msm_accumulate")(((bound + threads - 1) // threads,), (threads,),
-                                                    (points, ordered, offsets, tstart, np.uint32(nb), buckets, extra))
+        first = cp.empty(nthreads * words, dtype=cp.uint32)
+        last = cp.empty(nthreads * words, dtype=cp.uint32)
+        if total:
+            kern(curve.name, f"{group}_msm_accumulate")(((nthreads + threads - 1) // threads,), (threads,),
+                                                        (points, ordered, offsets, np.uint32(nb), np.uint32(total),
+                                                         np.uint32(run), buckets, first, last))
         kern(curve.name, f"{group}_msm_combine_parts")(((nb + THREADS - 1) // THREADS,), (THREADS,),
-                                                       (tstart, np.uint32(nb), extra, buckets))
-        del ordered, extra, tstart
+                                                       (offsets, np.uint32(nb), np.uint32(run), first, last, buckets))
+        del ordered, first, last
     with stage("reduce"):
         seglen = min(half, SEGMENT)
         nseg = half // seglen
