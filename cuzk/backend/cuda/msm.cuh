@@ -146,8 +146,8 @@ __device__ __forceinline__ void batch_to_affine(const u32* scratch, u32* dst, u6
     /* goes to buckets[b]; one that began before it to first[t], one that goes on past it to last[t];    */ \
     /* G##_msm_combine_parts adds those. Each next point is loaded before the current one is added.      */ \
     extern "C" __global__ void G##_msm_accumulate(const u32* bases, const u32* sorted, const u32* offsets,      \
-                                                  u32 nbuckets, u32 total, u32 run, u32* buckets, u32* first,  \
-                                                  u32* last) {                                                 \
+                                                  u32 nbuckets, u32 run, u32* buckets, u32* first, u32* last) { \
+        const u32 total = offsets[nbuckets]; /* entries sorted (zero digits have none): no host sync */       \
         const u32 t = blockIdx.x * blockDim.x + threadIdx.x;                                                  \
         const u64 s64 = (u64)t * run;                                                                          \
         if (s64 >= total) return;                                                                              \

@@ -202,7 +202,9 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
         offsets = cp.zeros(nb + 1, dtype=cp.uint32)
         cp.cumsum(counts[:nb], out=offsets[1:])
         del counts
-        total = int(offsets[nb].get())  # entries sorted: zero digits have none
+        # at least the entries sorted (zero digits have none); the kernels read the count from offsets[nb]:
+        # reading it here would stall the host until the queued GPU work drains (measured: +117 ms a proof)
+        total = nwin * n
         ordered = cp.empty(max(1, total), dtype=cp.uint32)
         nbases = table.n if table is not None else 0  # only a window table offsets by window
         kern(curve.name, "msm_scatter")(((n + 255) // 256,), (256,),
@@ -219,8 +221,8 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
         last = cp.empty(nthreads * words, dtype=cp.uint32)
         if total:
             kern(curve.name, f"{group}_msm_accumulate")(((nthreads + threads - 1) // threads,), (threads,),
-                                                        (points, ordered, offsets, np.uint32(nb), np.uint32(total),
-                                                         np.uint32(run), buckets, first, last))
+                                                        (points, ordered, offsets, np.uint32(nb), np.uint32(run),
+                                                         buckets, first, last))
         kern(curve.name, f"{group}_msm_combine_parts")(((nb + THREADS - 1) // THREADS,), (THREADS,),
                                                        (offsets, np.uint32(nb), np.uint32(run), first, last, buckets))
         del ordered, first, last
