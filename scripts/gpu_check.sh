@@ -6,7 +6,8 @@
 #   tests: the GPU tests only; quick: tests + small benchmarks; tune: MSM kernel variants + tests; kernels: tests + the kernel
 #   benchmark; prove: the proof benchmark; full: all (may exceed one 600 s device call);
 #   partition: kernel, table and Groth16 GPU tests, bench prove 2^24 and a batch of 3 at 2^27 (issue 16); latency: bench latency --resident cuda (issue 19);
-#   sector: a 32g sector through daemons, one at a time (PRESET, COUNT, MODES, BATCH, SYNTH), then GPU engine tests;
+#   sector: a 32g sector through daemons, one at a time (PRESET, COUNT, MODES, BATCH, SYNTH), then GPU engine tests
+#   (SECTOR_TESTS: others) in the time left (CALL_S); CURVES: the curves whose kernels the compile step builds;
 #   final: GPU kernel/table/Groth16/pairing tests, bench aggregate (AGG_S=0 skips it), bench latency 2^20 (resident cuda,
 #   rapidsnark in .anchors/);
 #   porep: bench prove --kind porep-c2-like (PRESET, default 32g: a sector's 2^27 partition; random key) batch of BATCH,
@@ -57,7 +58,8 @@ echo "== compile"
 python3 - <<'PY' 2>&1 | tee "$OUT/compile.txt"
 import time
 from cuzk.backend.cuda.module import kernels
-for c in ("bls12_381", "bn254"):
+import os
+for c in os.environ.get("CURVES", "bls12_381,bn254").split(","):
     t = time.time(); kernels(c); print(f"nvrtc {c}: {time.time() - t:.1f} s")
 PY
 save_cache  # a call cut off by the 600 s limit still brings the compiled kernels back
@@ -86,8 +88,10 @@ if [ "$MODE" = sector ]; then  # issue 17: a 32g sector through daemons (paramet
   cat "$OUT/sector.txt"
   df -h /tmp | tail -1 >> "$OUT/sector.txt"
   left=$(( ${CALL_S:-590} - SECONDS ))  # the GPU tests the sector run did not exercise, in what time is left
-  [ "$left" -gt 30 ] && timeout "$left" python3 -m pytest -q -p no:cacheprovider -m gpu tests/engine/test_engine.py \
-    tests/groth16/test_prove_batch_prefetch.py --durations=6 2>&1 | tail -12 | tee "$OUT/sector_tests.txt"
+  # SECTOR_TESTS: other pytest arguments (e.g. the kernel tests after a kernel change)
+  [ "$left" -gt 30 ] && timeout "$left" python3 -m pytest -q -p no:cacheprovider -m gpu \
+    ${SECTOR_TESTS:-tests/engine/test_engine.py tests/groth16/test_prove_batch_prefetch.py} --durations=6 2>&1 \
+    | tail -12 | tee "$OUT/sector_tests.txt"
   save_cache; exit 0
 fi
 if [ "$MODE" = profile ]; then  # issue 16: accumulate with / without prefetch, then Nsight Compute on the hot kernels

@@ -14,6 +14,14 @@ __device__ __forceinline__ bool scalar_is_one(const u32* s) {
     return s[0] == 1 && hi == 0;
 }
 
+// scalar i's 8 limbs as two 16-byte loads (scalar arrays are 32-byte aligned rows)
+__device__ __forceinline__ void load_scalar(const u32* scalars, u64 i, u32* s) {
+    const uint4* p = reinterpret_cast<const uint4*>(scalars + i * 8);
+    const uint4 a = p[0], b = p[1];
+    s[0] = a.x; s[1] = a.y; s[2] = a.z; s[3] = a.w;
+    s[4] = b.x; s[5] = b.y; s[6] = b.z; s[7] = b.w;
+}
+
 // One pass over the scalars: indices of scalars equal to 1 (for the
 // batch-addition kernel; order is irrelevant, the sum is exact) and of the
 // scalars that are neither 0 nor 1 (Pippenger's; gathered when they are few,
@@ -24,7 +32,8 @@ extern "C" __global__ void msm_classify(const u32* scalars, u64 n, u32* ones, u3
     const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;  // blockDim is a multiple of 32
     u32 kind = 0;  // 0: zero, 1: one, 2: other
     if (i < n) {
-        const u32* s = scalars + i * 8;
+        u32 s[8];
+        load_scalar(scalars, i, s);
         u32 any = 0;
 #pragma unroll
         for (int k = 0; k < 8; k++) any |= s[k];
@@ -43,26 +52,30 @@ extern "C" __global__ void msm_classify(const u32* scalars, u64 n, u32* ones, u3
     else if (kind == 2) others[b2 + __popc(m2 & below)] = (u32)i;
 }
 
-// Scalar i's signed digits (canonical, 8 x u32 limbs) walked window by window: next(w) gives window
-// w's key, w * 2^(c-1) + |d| - 1 (|d| - 1 with a window table, `merged`: window w's digit multiplies
-// table point w * n + i = 2^(c w) P_i, so all windows share one set of 2^(c-1) buckets), or
-// SKIP_KEY when d = 0, with bit 31 set for a negative digit. Scalars equal to 1 are skipped
-// (msm_classify gave them to batch addition).
-struct ScalarDigits {
+// Signed digits of each scalar (canonical, 8 x u32 limbs): for point i and
+// window w, key = w * 2^(c-1) + |d| - 1 (or SKIP_KEY when d = 0); counts[key]++.
+// With a window table (`merged`), window w's digit multiplies table point
+// w * n + i = 2^(c w) P_i, so all windows share one set of 2^(c-1) buckets:
+// key = |d| - 1. A carry out of the top window (a scalar too wide for nwin
+// windows) sets *err. Scalars equal to 1 are skipped (msm_classify gave them
+// to batch addition).
+extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin, u32 merged, u32* keys,
+                                      u32* counts, u32* err) {
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
     u32 s[9];
-    u32 c, half, mask, carry, merged;
-    __device__ __forceinline__ ScalarDigits(const u32* scalars, u64 i, u32 c_, u32 merged_)
-        : c(c_), half(1u << (c_ - 1)), mask((1u << c_) - 1), carry(0), merged(merged_) {
-#pragma unroll
-        for (int k = 0; k < 8; k++) s[k] = scalars[i * 8 + k];
-        s[8] = 0;
-        if (scalar_is_one(s)) s[0] = 0;
-    }
-    __device__ __forceinline__ u32 next(u32 w) {
+    load_scalar(scalars, i, s);
+    s[8] = 0;
+    if (scalar_is_one(s)) s[0] = 0;
+    const u32 half = 1u << (c - 1);
+    const u32 mask = (1u << c) - 1;
+    u32 carry = 0;
+    for (u32 w = 0; w < nwin; w++) {
         const u32 bit = w * c;
         const u32 limb = bit >> 5, sh = bit & 31;
         const u64 two = limb < 8 ? ((u64)s[limb + 1] << 32) | s[limb] : 0;
         u32 d = (u32)((two >> sh) & mask) + carry;
+        u32 key = SKIP_KEY;
         u32 neg = 0;
         if (d > half) {
             d = (1u << c) - d;
@@ -71,40 +84,29 @@ struct ScalarDigits {
         } else {
             carry = 0;
         }
-        return d ? ((merged ? 0 : w * half) + d - 1) | (neg << 31) : SKIP_KEY;
+        if (d) {
+            key = (merged ? 0 : w * half) + d - 1;
+            atomicAdd(&counts[key], 1u);
+        }
+        keys[(u64)w * n + i] = key == SKIP_KEY ? SKIP_KEY : (key | (neg << 31));
     }
-};
-
-// Counting pass: counts[key]++ for every (window, scalar) digit; the count before this one is the
-// entry's rank in its bucket, kept in ranks[w * n + i] for msm_scatter (which then needs no atomics).
-// A carry out of the top window (a scalar too wide for nwin windows) sets *err.
-extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin, u32 merged, u32* ranks,
-                                      u32* counts, u32* err) {
-    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    ScalarDigits dg(scalars, i, c, merged);
-    for (u32 w = 0; w < nwin; w++) {
-        const u32 key = dg.next(w);
-        if (key != SKIP_KEY) ranks[(u64)w * n + i] = atomicAdd(&counts[key & 0x7fffffffu], 1u);
-    }
-    if (dg.carry) atomicOr(err, 1u);
+    if (carry) atomicOr(err, 1u);
 }
 
-// Place each (window, scalar j) digit at offsets[key] + its rank: sorted[pos] = the base's index
-// (index[j] for gathered scalars, else j; plus w * nbases in a window table) | neg << 31. The digits
-// are computed again from the scalar (cheaper than keeping nwin keys per scalar in memory).
-extern "C" __global__ void msm_scatter(const u32* scalars, u64 n, u32 c, u32 nwin, u32 merged, const u32* ranks,
-                                       const u32* offsets, const u32* index, u32 indexed, u64 nbases, u32* sorted) {
-    const u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= n) return;
-    ScalarDigits dg(scalars, j, c, merged);
-    const u32 base = indexed ? index[j] : (u32)j;
-    for (u32 w = 0; w < nwin; w++) {
-        const u32 key = dg.next(w);
-        if (key == SKIP_KEY) continue;
-        const u32 pos = offsets[key & 0x7fffffffu] + ranks[(u64)w * n + j];
-        sorted[pos] = (base + (merged ? (u32)(w * nbases) : 0u)) | (key & 0x80000000u);
-    }
+// Place each (window, scalar j) into its bucket's run: sorted[pos] = the base's index
+// (index[j] for gathered scalars, else j; plus w * nbases in a window table) | neg << 31.
+extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32 merged, const u32* index,
+                                       u32 indexed, u64 nbases, u32* cursor, u32* sorted) {
+    const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n * nwin) return;
+    const u32 k = keys[t];
+    if (k == SKIP_KEY) return;
+    const u32 key = k & 0x7fffffffu;
+    const u32 pos = atomicAdd(&cursor[key], 1u);
+    const u64 j = t % n;
+    u64 i = indexed ? index[j] : j;
+    if (merged) i += (t / n) * nbases;
+    sorted[pos] = (u32)i | (k & 0x80000000u);
 }
 
 // Montgomery's batch inversion for a grid-strided set of XYZZ points, in two halves that the

@@ -1,9 +1,10 @@
 """Host side of the device MSM: scalar classification, Pippenger launches.
 
 Scalars 0 are dropped, scalars 1 go to the batch-addition kernel, the rest
-to Pippenger (signed c-bit digits; buckets by counting sort, each digit's
-rank taken in the counting pass; threads summing equal runs of the sorted
-points; segmented bucket reduction; windows weighted on the device). The partial results come back as XYZZ points and are combined on the host.
+to Pippenger (signed c-bit digits; buckets by counting sort; threads
+summing equal runs of the sorted points; segmented bucket reduction;
+windows weighted on the device). The partial results come back as XYZZ
+points and are combined on the host.
 
 Bases are fixed per circuit, so a device may keep a window table for them
 (`WindowTable`: 2^(c w) P_i for every window w): all windows then share one
@@ -196,21 +197,23 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
     err = cp.zeros(1, dtype=cp.uint32)
     with stage("sort"):
         counts = cp.zeros(nb + 1, dtype=cp.uint32)
-        ranks = cp.empty(nwin * n, dtype=cp.uint32)
-        digit_args = (d_scalars, np.uint64(n), np.uint32(c), np.uint32(nwin), merged)
-        kern(curve.name, "msm_digits")(((n + 255) // 256,), (256,), digit_args + (ranks, counts, err))
+        keys = cp.empty(nwin * n, dtype=cp.uint32)
+        kern(curve.name, "msm_digits")(((n + 255) // 256,), (256,),
+                                       (d_scalars, np.uint64(n), np.uint32(c), np.uint32(nwin), merged, keys, counts,
+                                        err))
         offsets = cp.zeros(nb + 1, dtype=cp.uint32)
         cp.cumsum(counts[:nb], out=offsets[1:])
-        del counts
+        cursor = offsets[:-1].copy()
         # at least the entries sorted (zero digits have none); the kernels read the count from offsets[nb]:
         # reading it here would stall the host until the queued GPU work drains (measured: +117 ms a proof)
         total = nwin * n
         ordered = cp.empty(max(1, total), dtype=cp.uint32)
         nbases = table.n if table is not None else 0  # only a window table offsets by window
-        kern(curve.name, "msm_scatter")(((n + 255) // 256,), (256,),
-                                        digit_args + (ranks, offsets, index if index is not None else ranks,
-                                                      np.uint32(index is not None), np.uint64(nbases), ordered))
-        del ranks
+        kern(curve.name, "msm_scatter")(((total + 255) // 256,), (256,),
+                                        (keys, np.uint64(n), np.uint32(nwin), merged,
+                                         index if index is not None else keys, np.uint32(index is not None),
+                                         np.uint64(nbases), cursor, ordered))
+        del keys, cursor, counts
     words = _coord_words(group, curve) * 4
     with stage("accumulate"):
         sms = cp.cuda.Device().attributes["MultiProcessorCount"]

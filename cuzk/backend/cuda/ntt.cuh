@@ -33,8 +33,13 @@ __device__ __forceinline__ void ntt_tile_coords(u32 f, u32 log_G, u32 log_stride
 
 // One pass of m DIF stages (s0 .. s0+m-1) over tiles of G groups of 2^m
 // elements. Reads `src`, writes `dst` (the same buffer except on the first
-// pass, which thereby also copies the input).
-extern "C" __global__ void fr_ntt_dif_pass(const u32* src, u32* dst, const u32* tw, u32 log_n, u32 s0, u32 m, u32 log_G) {
+// pass, which thereby also copies the input). With COSET (the first pass of
+// a coset transform) element i is multiplied by powers[i] as it is loaded,
+// which saves the coset shift its own pass over memory; a separate kernel so
+// the other passes keep their registers (46 against 50: one block more per SM).
+template <bool COSET>
+__device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32* tw, u32 log_n, u32 s0, u32 m,
+                                             u32 log_G, const u32* powers) {
     extern __shared__ uint4 ntt_smem[];
     const u64 n = 1ull << log_n;
     const u64 off = (u64)blockIdx.y * n * fr_t::N;
@@ -48,8 +53,13 @@ extern "C" __global__ void fr_ntt_dif_pass(const u32* src, u32* dst, const u32* 
         const u64 idx = ntt_tile_index(t, gl, g0, log_n, s0, m);
         const uint4* p = reinterpret_cast<const uint4*>(src + off + idx * fr_t::N);
         uint4* q = ntt_smem + ((t << log_G) + gl) * 2;
-        q[0] = p[0];
-        q[1] = p[1];
+        if (COSET) {
+            fp_mul(fr_t::load(reinterpret_cast<const u32*>(p)), fr_t::load(powers + idx * fr_t::N))
+                .store(reinterpret_cast<u32*>(q));
+        } else {
+            q[0] = p[0];
+            q[1] = p[1];
+        }
     }
     __syncthreads();
     const u32 nbf = tile >> 1;
@@ -84,6 +94,15 @@ extern "C" __global__ void fr_ntt_dif_pass(const u32* src, u32* dst, const u32* 
         p[0] = q[0];
         p[1] = q[1];
     }
+}
+
+extern "C" __global__ void fr_ntt_dif_pass(const u32* src, u32* dst, const u32* tw, u32 log_n, u32 s0, u32 m, u32 log_G) {
+    ntt_dif_pass<false>(src, dst, tw, log_n, s0, m, log_G, nullptr);
+}
+
+extern "C" __global__ void fr_ntt_dif_pass_coset(const u32* src, u32* dst, const u32* tw, u32 log_n, u32 m, u32 log_G,
+                                                 const u32* powers) {
+    ntt_dif_pass<true>(src, dst, tw, log_n, 0, m, log_G, powers);
 }
 
 __device__ __forceinline__ u64 bitrev(u64 x, u32 bits) { return __brevll(x) >> (64 - bits); }

@@ -63,22 +63,24 @@ def ntt(curve: str, values: cp.ndarray, inverse: bool = False, coset: int | None
     data = cp.empty_like(src)
     threads = 256
     blocks = (n + threads - 1) // threads
-    if coset is not None and not inverse:
-        fn(curve, "fr_mul_powers")((blocks, batch), (threads,),
-                                   (src, data, power_table(curve, coset % fr.p, n), np.uint64(n)))
+    shift = power_table(curve, coset % fr.p, n) if coset is not None and not inverse else None
+    if shift is not None and not log_n:
+        fn(curve, "fr_mul_powers")((blocks, batch), (threads,), (src, data, shift, np.uint64(n)))
         src = data
     if log_n:
         tw = power_table(curve, fr.params.root_of_unity_of_order(log_n), max(1, n // 2))
-        dif = fn(curve, "fr_ntt_dif_pass")
         s0 = 0
         while s0 < log_n:
             m = min(MAX_STAGES, log_n - s0)
             log_g = min((TILE >> m).bit_length() - 1, log_n - m)
             groups = n >> m
             nthreads = min(512, (1 << (log_g + m)) // 2)
-            dif((groups >> log_g, batch), (nthreads,),
-                (src, data, tw, np.uint32(log_n), np.uint32(s0), np.uint32(m), np.uint32(log_g)),
-                shared_mem=(1 << (log_g + m)) * 32)
+            if shift is not None and s0 == 0:  # the coset shift applied as the first pass loads
+                name, args = "fr_ntt_dif_pass_coset", (np.uint32(log_n), np.uint32(m), np.uint32(log_g), shift)
+            else:
+                name, args = "fr_ntt_dif_pass", (np.uint32(log_n), np.uint32(s0), np.uint32(m), np.uint32(log_g))
+            fn(curve, name)((groups >> log_g, batch), (nthreads,), (src, data, tw) + args,
+                            shared_mem=(1 << (log_g + m)) * 32)
             src = data
             s0 += m
     elif src is not data:
