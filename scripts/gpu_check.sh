@@ -14,6 +14,8 @@
 #   then the GPU kernel/table/Groth16/pairing tests in the time left;
 #   sweep: bench aggregate n = 64..8192 (cuda), then bench prove 2^27 batch of 3 (PROVE27=0 skips it);
 #   aggregate: pairing-module compile, GPU pairing tests, bench aggregate 1024,8192 on cuda (issue 20);
+#   profile: msm_variants at LOGS (VARIANT=name:-DX adds a variant module), then Nsight Compute on one MSM and the NTTs
+#   at 2^NCU_LOG (scripts/ncu_kernels.py; the warm-up call's 15 launches skipped);
 #   msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
 MODE=${1:-full}
