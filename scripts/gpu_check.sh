@@ -7,7 +7,7 @@
 #   benchmark; prove: the proof benchmark; full: all (may exceed one 600 s device call);
 #   partition: kernel, table and Groth16 GPU tests, bench prove 2^24 and a batch of 3 at 2^27 (issue 16); latency: bench latency --resident cuda (issue 19);
 #   sector: a 32g sector through daemons, one at a time (PRESET, COUNT, MODES, BATCH, SYNTH), then GPU engine tests
-#   (SECTOR_TESTS: others) in the time left (CALL_S); CURVES: the curves whose kernels the compile step builds;
+#   (SECTOR_TESTS: others) in the time left (CALL_S), AB_NTT=1: then ntt_ab; CURVES: the curves whose kernels the compile step builds;
 #   final: GPU kernel/table/Groth16/pairing tests, bench aggregate (AGG_S=0 skips it), bench latency 2^20 (resident cuda,
 #   rapidsnark in .anchors/);
 #   porep: bench prove --kind porep-c2-like (PRESET, default 32g: a sector's 2^27 partition; random key) batch of BATCH,
@@ -16,6 +16,8 @@
 #   aggregate: pairing-module compile, GPU pairing tests, bench aggregate 1024,8192 on cuda (issue 20);
 #   profile: msm_variants at LOGS (VARIANT=name:-DX adds a variant module), then Nsight Compute on one MSM and the NTTs
 #   at 2^NCU_LOG (scripts/ncu_kernels.py; the warm-up call's 15 launches skipped);
+#   ab: GPU kernel/table/Groth16/NTT tests, msm_variants A/B (VARIANT, LOGS), the NTT benchmark rows of the tree before
+#   (.ab/old) and this one;
 #   msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
 MODE=${1:-full}
@@ -47,6 +49,16 @@ bench_latency() {  # $1: seconds
   timeout "$1" python3 -m cuzk bench latency --sizes ${SIZES:-20} --repeat ${REPEAT:-3} --resident cuda \
     --rapidsnark "${RAPIDSNARK:-.anchors/prover}" --dir /tmp/cuzk-latency --json "$OUT/latency.json" 2>&1 \
     | tee "$OUT/latency.txt"
+}
+ntt_ab() {  # $1: file to append to. The NTT rows of the kernel benchmark for the tree before (.ab/old: `git archive
+  # HEAD~ cuzk`, carried) and this one, each from its own directory (python -c puts the working directory first on sys.path)
+  for tree in old new; do
+    dir=.; [ $tree = old ] && dir=.ab/old
+    [ -d "$dir/cuzk" ] || continue
+    echo "== NTT, $tree tree" | tee -a "$1"
+    (cd "$dir" && PYTHONPATH=/tmp/site timeout ${NTT_S:-100} python3 -c "from cuzk.bench import kernels; kernels.run('cuda', None, sizes={'ntt': [1 << k for k in (20, 22, 24, 26, 27)]}, curves=('bls12_381',), repeat=7)" \
+      2>&1 | head -12 | tee -a "$1")
+  done
 }
 if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
@@ -93,8 +105,11 @@ if [ "$MODE" = sector ]; then  # issue 17: a 32g sector through daemons (paramet
   # SECTOR_TESTS: other pytest arguments (e.g. the kernel tests after a kernel change)
   [ "$left" -gt 30 ] && timeout "$left" python3 -m pytest -q -p no:cacheprovider -m gpu \
     ${SECTOR_TESTS:-tests/engine/test_engine.py tests/groth16/test_prove_batch_prefetch.py} --durations=6 2>&1 \
-    | tail -12 | tee "$OUT/sector_tests.txt"
-  save_cache; exit 0
+    | tail -12 | tee -a "$OUT/sector.txt"
+  save_cache
+  [ -n "${AB_NTT:-}" ] && ntt_ab "$OUT/sector.txt"
+  cat "$OUT/env.txt" "$OUT/compile.txt" >> "$OUT/sector.txt"; rm -f "$OUT/env.txt" "$OUT/compile.txt"  # 8 files come back
+  exit 0
 fi
 if [ "$MODE" = profile ]; then  # issue 16: accumulate with / without prefetch, then Nsight Compute on the hot kernels
   timeout 240 python3 -m cuzk.bench.msm_variants --quick ${VARIANT:+--variant "$VARIANT"} "$OUT/msm_variants.json" \
@@ -103,11 +118,23 @@ if [ "$MODE" = profile ]; then  # issue 16: accumulate with / without prefetch, 
   NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
   echo "ncu: $NCU" | tee "$OUT/ncu.txt"
   timeout $(( ${CALL_S:-585} - SECONDS )) "$NCU" --clock-control none --target-processes all \
-    -k 'regex:g1_msm_accumulate|msm_digits|msm_scatter|g1_msm_reduce|fr_ntt_dif_pass|fr_ntt_finish|fr_mul_powers' \
+    -k 'regex:g1_msm_accumulate|msm_digits|msm_scatter|g1_msm_reduce|fr_ntt_dif_pass|fr_ntt_dif_last|fr_mul_powers' \
     --launch-skip 15 --launch-count 15 --section SpeedOfLight --section Occupancy --section WarpStateStats \
     --section SchedulerStats --section LaunchStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
     python3 scripts/ncu_kernels.py ${NCU_LOG:-24} >> "$OUT/ncu.txt" 2>&1
   tail -5 "$OUT/ncu.txt"; exit 0
+fi
+if [ "$MODE" = ab ]; then  # a kernel change against the tree before it: .ab/old holds `git archive HEAD~ cuzk` (carried)
+  # one text file (ab.txt) beside the caches: at most 8 files come back
+  cat "$OUT/env.txt" "$OUT/compile.txt" > "$OUT/ab.txt"; rm -f "$OUT/env.txt" "$OUT/compile.txt"
+  timeout ${TESTS_S:-240} python3 -m pytest -q -p no:cacheprovider tests/backend/test_gpu_kernels.py \
+    tests/backend/test_gpu_tables.py tests/groth16/test_groth16.py tests/backend/test_ntt.py -k "cuda or gpu" -m "gpu or not slow" \
+    --durations=6 2>&1 | tail -12 | tee -a "$OUT/ab.txt"
+  save_cache
+  [ -n "${VARIANT:-}" ] && timeout ${VARIANT_S:-200} python3 -m cuzk.bench.msm_variants --quick --variant "$VARIANT" \
+    /dev/null ${LOGS:-24 26} 2>&1 | tee -a "$OUT/ab.txt"
+  ntt_ab "$OUT/ab.txt"
+  save_cache; exit 0
 fi
 if [ "$MODE" = partition ]; then  # issue 16: GPU kernel tests, one proof at 2^24, a batch of 3 at 2^27
   gpu_kernel_tests "$OUT/partition_tests.txt"

@@ -25,6 +25,7 @@ def params_struct(name: str, fp) -> str:
 struct {name} {{
     static constexpr int N = {n};
     static constexpr u32 INV = {inv32:#x}u;
+    static constexpr bool SUM2 = {"true" if 3 * fp.p < 1 << (32 * n) else "false"};  // room for fp_mul_add
     __device__ __forceinline__ static constexpr u32 p(int i) {{ constexpr u32 v[{n}] = {{{arr(fp.p)}}}; return v[i]; }}
     __device__ __forceinline__ static constexpr u32 one(int i) {{ constexpr u32 v[{n}] = {{{arr(fp.R)}}}; return v[i]; }}
 }};

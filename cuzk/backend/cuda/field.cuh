@@ -179,6 +179,29 @@ __device__ __forceinline__ void mont_row(u32* ev, u32* od, const u32* a, const u
     asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[N - 1]));
 }
 
+// mont_row with a second product: X = (X + a * bi + c * di + m * p) / 2^32
+template <class P>
+__device__ __forceinline__ void mont_row2(u32* ev, u32* od, const u32* a, const u32* c, const u32* pm, u32 bi, u32 di,
+                                          bool first) {
+    constexpr int N = P::N;
+    if (first) {
+        mul_pairs<N>(od, a + 1, bi);
+        mul_pairs<N>(ev, a, bi);
+    } else {
+        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(ev[0]) : "r"(od[1]));
+        madc_pairs_shift2<N>(od, a + 1, bi);
+        mad_pairs<N>(ev, a, bi);
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[N - 1]));
+    }
+    mad_pairs<N>(od, c + 1, di);
+    mad_pairs<N>(ev, c, di);
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[N - 1]));
+    const u32 m = ev[0] * P::INV;
+    mad_pairs<N>(od, pm + 1, m);
+    mad_pairs<N>(ev, pm, m);
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[N - 1]));
+}
+
 template <class P>
 __device__ __forceinline__ Fp<P> fp_mul(const Fp<P>& a, const Fp<P>& b) {
     constexpr int N = P::N;
@@ -192,6 +215,31 @@ __device__ __forceinline__ Fp<P> fp_mul(const Fp<P>& a, const Fp<P>& b) {
         mont_row<P>(y, x, a.v, pm, b.v[i + 1], false);
     }
     // X = x + (y >> 32): y[0] is 0 after the last reduction
+    Fp<P> r;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(x[0]), "r"(y[1]));
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(x[i]), "r"(y[i + 1]));
+    asm volatile("addc.u32 %0, %1, 0;" : "=r"(r.v[N - 1]) : "r"(x[N - 1]));
+    return fp_reduce_once(r);
+}
+
+// (a * b + c * d) / R in one Montgomery reduction (the sum of two products
+// of a point formula's Y coordinate: one reduction instead of two). Each row
+// adds c * d_i beside a * b_i before its reduction, so X < 2^32 (a + c + p):
+// fields with 3p < 2^(32 N) only (P::SUM2; BLS12-381's Fr has not the room),
+// and the result (ab + cd + mp) / R < p (1 + 2p / R) < 2p.
+template <class P>
+__device__ __forceinline__ Fp<P> fp_mul_add(const Fp<P>& a, const Fp<P>& b, const Fp<P>& c, const Fp<P>& d) {
+    constexpr int N = P::N;
+    static_assert(P::SUM2, "fp_mul_add needs 3p < 2^(32 N)");
+    u32 pm[N], x[N], y[N];
+#pragma unroll
+    for (int i = 0; i < N; i++) pm[i] = P::p(i);
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+        mont_row2<P>(x, y, a.v, c.v, pm, b.v[i], d.v[i], i == 0);
+        mont_row2<P>(y, x, a.v, c.v, pm, b.v[i + 1], d.v[i + 1], false);
+    }
     Fp<P> r;
     asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(x[0]), "r"(y[1]));
 #pragma unroll
@@ -257,6 +305,15 @@ template <class P>
 __device__ __noinline__ Fp2<P> fp_sqr(const Fp2<P>& a) {
     Fp<P> m = fp_mul(a.c0, a.c1);
     return {fp_mul(fp_add(a.c0, a.c1), fp_sub(a.c0, a.c1)), fp_dbl(m)};
+}
+
+// a * b + c * d in Fq2, Karatsuba with both products' terms summed before each
+// reduction: three fp_mul_add instead of six products
+template <class P>
+__device__ __noinline__ Fp2<P> fp_mul_add(const Fp2<P>& a, const Fp2<P>& b, const Fp2<P>& c, const Fp2<P>& d) {
+    Fp<P> v0 = fp_mul_add(a.c0, b.c0, c.c0, d.c0), v1 = fp_mul_add(a.c1, b.c1, c.c1, d.c1);
+    Fp<P> s = fp_mul_add(fp_add(a.c0, a.c1), fp_add(b.c0, b.c1), fp_add(c.c0, c.c1), fp_add(d.c0, d.c1));
+    return {fp_sub(v0, v1), fp_sub(fp_sub(s, v0), v1)};
 }
 
 // (c0 - c1 u) / (c0^2 + c1^2), since u^2 = -1

@@ -141,14 +141,15 @@ __device__ __forceinline__ void batch_to_affine(const u32* scratch, u32* dst, u6
     }
 }
 
-#define MSM_KERNELS(G, F)                                                                                      \
+#define MSM_KERNELS(G, F, ACC_BLOCKS)                                                                                    \
     /* thread t sums the sorted entries [t run, (t + 1) run): every thread the same number of additions, */ \
     /* whatever the buckets' lengths (a thread per bucket left a warp waiting for its longest bucket:    */ \
     /* ~10 % of the additions' time with 256-512 points a bucket). A bucket wholly inside the segment    */ \
     /* goes to buckets[b]; one that began before it to first[t], one that goes on past it to last[t];    */ \
     /* G##_msm_combine_parts adds those. Each next point is loaded before the current one is added.      */ \
-    extern "C" __global__ void G##_msm_accumulate(const u32* bases, const u32* sorted, const u32* offsets,      \
-                                                  u32 nbuckets, u32 run, u32* buckets, u32* first, u32* last) { \
+    extern "C" __global__ void __launch_bounds__(128, ACC_BLOCKS) G##_msm_accumulate(const u32* bases, const u32* sorted, \
+                                                  const u32* offsets, u32 nbuckets, u32 run, u32* buckets, \
+                                                  u32* first, u32* last) {                                 \
         const u32 total = offsets[nbuckets]; /* entries sorted (zero digits have none): no host sync */       \
         const u32 t = blockIdx.x * blockDim.x + threadIdx.x;                                                  \
         const u64 s64 = (u64)t * run;                                                                          \
@@ -288,8 +289,10 @@ __device__ __forceinline__ void batch_to_affine(const u32* scratch, u32* dst, u6
 
 typedef Fp<fq_params> fq_t;
 typedef Fp2<fq_params> fq2_t;
-MSM_KERNELS(g1, fq_t)
-MSM_KERNELS(g2, fq2_t)
+// accumulation blocks of 128 threads (ACC_THREADS in msm.py) resident per SM: G1's 3 hold its
+// registers to 168 (fp_mul_add alone took it to 200, 2 blocks); G2 needs 255 and keeps 2
+MSM_KERNELS(g1, fq_t, 3)
+MSM_KERNELS(g2, fq2_t, 2)
 
 // thread w: pts[w] *= 2^(c*w) (window weights before the final sum)
 #define SCALE_KERNEL(G, F)                                                                       \

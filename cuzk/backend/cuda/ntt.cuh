@@ -1,10 +1,14 @@
-// Radix-2^m NTT passes in shared memory (decimation in frequency), then a
-// bit-reversal gather that also applies the inverse's index reversal, the
-// 1/n scale and coset powers. Natural order in and out.
+// Radix-2^m NTT passes in shared memory (decimation in frequency). The last
+// pass stores each element at its natural index (the bit reversal, and for
+// the inverse the index reversal), multiplying it by a constant scale and a
+// per-index table (1/n, coset powers) on the way: no pass of its own for that.
+// Natural order in and out.
 #pragma once
 #include "field.cuh"
 
 typedef Fp<fr_params> fr_t;
+
+__device__ __forceinline__ u64 bitrev(u64 x, u32 bits) { return __brevll(x) >> (64 - bits); }
 
 // Element (t, gl) of the block's tile -> global index. Groups are runs of
 // 2^m elements `stride` apart; a block takes G consecutive groups.
@@ -31,15 +35,27 @@ __device__ __forceinline__ void ntt_tile_coords(u32 f, u32 log_G, u32 log_stride
     }
 }
 
+// The last pass's tiles: its G groups are 2^(log_n - m - log_G) apart instead
+// of adjacent, so that after the bit reversal the G elements of one t are
+// adjacent in the output (k = bitrev(t) 2^(log_n - m) + bitrev(g)) and the
+// scattered stores go out in runs of G (G >= 4: whole 128-byte lines).
+__device__ __forceinline__ u64 ntt_last_index(u32 t, u32 gl, u32 log_n, u32 m, u32 log_G) {
+    return ((((u64)gl << (log_n - m - log_G)) + blockIdx.x) << m) + t;
+}
+
 // One pass of m DIF stages (s0 .. s0+m-1) over tiles of G groups of 2^m
 // elements. Reads `src`, writes `dst` (the same buffer except on the first
 // pass, which thereby also copies the input). With COSET (the first pass of
 // a coset transform) element i is multiplied by powers[i] as it is loaded,
-// which saves the coset shift its own pass over memory; a separate kernel so
-// the other passes keep their registers (46 against 50: one block more per SM).
-template <bool COSET>
+// which saves the coset shift its own pass over memory. With LAST (the pass
+// that ends at stage log_n - 1; dst is then another buffer than src) element
+// idx goes to k = bitrev(idx), or (n - k) mod n for the inverse, times
+// *scale and post[k] where given. Separate kernels, so the middle passes keep
+// their registers (46 against 50: one block more per SM).
+template <bool COSET, bool LAST>
 __device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32* tw, u32 log_n, u32 s0, u32 m,
-                                             u32 log_G, const u32* powers) {
+                                             u32 log_G, const u32* powers, int inverse = 0,
+                                             const u32* scale = nullptr, const u32* post = nullptr) {
     extern __shared__ uint4 ntt_smem[];
     const u64 n = 1ull << log_n;
     const u64 off = (u64)blockIdx.y * n * fr_t::N;
@@ -50,7 +66,7 @@ __device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32
     for (u32 f = threadIdx.x; f < tile; f += blockDim.x) {
         u32 t, gl;
         ntt_tile_coords(f, log_G, log_stride, m, t, gl);
-        const u64 idx = ntt_tile_index(t, gl, g0, log_n, s0, m);
+        const u64 idx = LAST ? ntt_last_index(t, gl, log_n, m, log_G) : ntt_tile_index(t, gl, g0, log_n, s0, m);
         const uint4* p = reinterpret_cast<const uint4*>(src + off + idx * fr_t::N);
         uint4* q = ntt_smem + ((t << log_G) + gl) * 2;
         if (COSET) {
@@ -87,46 +103,54 @@ __device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32
     }
     for (u32 f = threadIdx.x; f < tile; f += blockDim.x) {
         u32 t, gl;
-        ntt_tile_coords(f, log_G, log_stride, m, t, gl);
-        const u64 idx = ntt_tile_index(t, gl, g0, log_n, s0, m);
-        uint4* p = reinterpret_cast<uint4*>(dst + off + idx * fr_t::N);
-        const uint4* q = ntt_smem + ((t << log_G) + gl) * 2;
-        p[0] = q[0];
-        p[1] = q[1];
+        if (LAST) {  // consecutive threads: consecutive groups of one t, adjacent after the bit reversal
+            t = f >> log_G;
+            gl = f & (G - 1);
+            const uint4* q = ntt_smem + ((t << log_G) + gl) * 2;
+            u64 k = bitrev(ntt_last_index(t, gl, log_n, m, log_G), log_n);
+            if (inverse) k = (n - k) & (n - 1);
+            fr_t v = fr_t::load(reinterpret_cast<const u32*>(q));
+            if (scale) v = fp_mul(v, fr_t::load(scale));
+            if (post) v = fp_mul(v, fr_t::load(post + k * fr_t::N));
+            v.store(dst + off + k * fr_t::N);
+        } else {
+            ntt_tile_coords(f, log_G, log_stride, m, t, gl);
+            const u64 idx = ntt_tile_index(t, gl, g0, log_n, s0, m);
+            const uint4* q = ntt_smem + ((t << log_G) + gl) * 2;
+            uint4* p = reinterpret_cast<uint4*>(dst + off + idx * fr_t::N);
+            p[0] = q[0];
+            p[1] = q[1];
+        }
     }
 }
 
 extern "C" __global__ void fr_ntt_dif_pass(const u32* src, u32* dst, const u32* tw, u32 log_n, u32 s0, u32 m, u32 log_G) {
-    ntt_dif_pass<false>(src, dst, tw, log_n, s0, m, log_G, nullptr);
+    ntt_dif_pass<false, false>(src, dst, tw, log_n, s0, m, log_G, nullptr);
 }
 
 extern "C" __global__ void fr_ntt_dif_pass_coset(const u32* src, u32* dst, const u32* tw, u32 log_n, u32 m, u32 log_G,
                                                  const u32* powers) {
-    ntt_dif_pass<true>(src, dst, tw, log_n, 0, m, log_G, powers);
+    ntt_dif_pass<true, false>(src, dst, tw, log_n, 0, m, log_G, powers);
 }
 
-__device__ __forceinline__ u64 bitrev(u64 x, u32 bits) { return __brevll(x) >> (64 - bits); }
-
-// out[i] = y[bitrev(j)] * scale * powers[i] with j = i (forward) or (n - i) mod n (inverse)
-extern "C" __global__ void fr_ntt_finish(const u32* y, u32* out, u32 log_n, int inverse, const u32* scale,
-                                          const u32* powers) {
-    const u64 n = 1ull << log_n;
-    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const u64 off = (u64)blockIdx.y * n * fr_t::N;
-    const u64 j = inverse ? ((n - i) & (n - 1)) : i;
-    fr_t v = fr_t::load(y + off + bitrev(j, log_n) * fr_t::N);
-    if (scale) v = fp_mul(v, fr_t::load(scale));
-    if (powers) v = fp_mul(v, fr_t::load(powers + i * fr_t::N));
-    v.store(out + off + i * fr_t::N);
+extern "C" __global__ void fr_ntt_dif_last(const u32* src, u32* out, const u32* tw, u32 log_n, u32 s0, u32 m, u32 log_G,
+                                           int inverse, const u32* scale, const u32* post) {
+    ntt_dif_pass<false, true>(src, out, tw, log_n, s0, m, log_G, nullptr, inverse, scale, post);
 }
 
-// dst[i] = src[i] * powers[i] (coset shift before a forward transform), batched on y
+// dst[i] = src[i] * powers[i] (coset shift before a transform of one pass), batched on y
 extern "C" __global__ void fr_mul_powers(const u32* src, u32* dst, const u32* powers, u64 n) {
     const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const u64 o = ((u64)blockIdx.y * n + i) * fr_t::N;
     fp_mul(fr_t::load(src + o), fr_t::load(powers + i * fr_t::N)).store(dst + o);
+}
+
+// out[i] = a[i] * s (a table scaled by a constant)
+extern "C" __global__ void fr_mul_const(const u32* a, const u32* s, u32* out, u64 n) {
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fp_mul(fr_t::load(a + i * fr_t::N), fr_t::load(s)).store(out + i * fr_t::N);
 }
 
 // out[i] = hi[i >> log_lo] * lo[i & (2^log_lo - 1)]: a table of powers from two small ones

@@ -26,8 +26,7 @@ def _host_powers(curve: str, base: int, count: int) -> np.ndarray:
     return out
 
 
-@functools.lru_cache(maxsize=32)
-def power_table(curve: str, base: int, count: int) -> cp.ndarray:
+def _build_powers(curve: str, base: int, count: int) -> cp.ndarray:
     """Device table base^i for i < count (Montgomery), built as hi[i>>k] * lo[i&mask]."""
     fr = fields_of(curve)[0]
     log_lo = min(12, max(0, (count - 1).bit_length()))
@@ -41,14 +40,37 @@ def power_table(curve: str, base: int, count: int) -> cp.ndarray:
     return out
 
 
+@functools.lru_cache(maxsize=32)
+def power_table(curve: str, base: int, count: int) -> cp.ndarray:
+    """Device table base^i for i < count (Montgomery), kept (twiddles, coset powers)."""
+    return _build_powers(curve, base, count)
+
+
+@functools.lru_cache(maxsize=8)
+def scaled_power_table(curve: str, base: int, count: int, factor: int, canonical: bool = False) -> cp.ndarray:
+    """Device table factor * base^i, kept: Montgomery, or with `canonical` the plain integers, so
+    that a Montgomery product with it also leaves the Montgomery form (one multiplication for both)."""
+    fr = fields_of(curve)[0]
+    table = _build_powers(curve, base, count)
+    factor %= fr.p
+    s = raw(curve, factor) if canonical else const(curve, factor)
+    threads = 256
+    fn(curve, "fr_mul_const")(((count + threads - 1) // threads,), (threads,), (table, s, table, np.uint64(count)))
+    return table
+
+
 @functools.lru_cache(maxsize=64)
 def const(curve: str, x: int) -> cp.ndarray:
     fr = fields_of(curve)[0]
     return cp.asarray(fr.from_ints([x]))
 
 
-def ntt(curve: str, values: cp.ndarray, inverse: bool = False, coset: int | None = None) -> cp.ndarray:
-    """Device NTT over the last two axes (n, 4) of `values`; returns a new array."""
+def raw(curve: str, x: int) -> cp.ndarray:
+    """x as plain little-endian limbs (not Montgomery): a Montgomery product with it divides by R."""
+    return cp.asarray(np.array([[(x >> (64 * i)) & (2**64 - 1) for i in range(4)]], dtype=np.uint64))
+
+
+def _check(curve: str, values) -> tuple[int, int]:
     fr = fields_of(curve)[0]
     if values.dtype != cp.uint64 or values.shape[-1] != 4:
         raise ValueError(f"expected uint64[..., n, 4], got {values.dtype} {values.shape}")
@@ -58,41 +80,63 @@ def ntt(curve: str, values: cp.ndarray, inverse: bool = False, coset: int | None
     log_n = n.bit_length() - 1
     if log_n > fr.params.two_adicity:
         raise ValueError(f"NTT size 2^{log_n} exceeds the field's two-adicity {fr.params.two_adicity}")
+    return n, log_n
+
+
+def ntt(curve: str, values: cp.ndarray, inverse: bool = False, coset: int | None = None) -> cp.ndarray:
+    """Device NTT over the last two axes (n, 4) of `values`; returns a new array."""
+    fr = fields_of(curve)[0]
+    n, _ = _check(curve, values)
+    if not inverse:
+        pre = power_table(curve, coset % fr.p, n) if coset is not None else None
+        return transform(curve, values, pre=pre)
+    post = power_table(curve, pow(coset, -1, fr.p), n) if coset is not None else None
+    return transform(curve, values, inverse=True, scale=const(curve, pow(n, -1, fr.p)), post=post)
+
+
+def _mul_table(curve: str, src: cp.ndarray, table: cp.ndarray, batch: int, n: int) -> cp.ndarray:
+    out = cp.empty_like(src)
+    threads = 256
+    fn(curve, "fr_mul_powers")(((n + threads - 1) // threads, batch), (threads,), (src, out, table, np.uint64(n)))
+    return out
+
+
+def transform(curve: str, values: cp.ndarray, *, inverse: bool = False, pre: cp.ndarray | None = None,
+              post: cp.ndarray | None = None, scale: cp.ndarray | None = None) -> cp.ndarray:
+    """Output k = sum_i values[i] pre[i] w^(+-ik), times scale and post[k] (each where given):
+    the DFT over w (inverse: over 1/w, without the 1/n, which `scale` or `post` may carry).
+    pre is applied as the first pass loads, scale and post as the last one stores."""
+    n, log_n = _check(curve, values)
+    fr = fields_of(curve)[0]
     batch = int(np.prod(values.shape[:-2], dtype=np.int64)) if values.ndim > 2 else 1
     src = cp.ascontiguousarray(values).reshape(batch, n, 4)
-    data = cp.empty_like(src)
-    threads = 256
-    blocks = (n + threads - 1) // threads
-    shift = power_table(curve, coset % fr.p, n) if coset is not None and not inverse else None
-    if shift is not None and not log_n:
-        fn(curve, "fr_mul_powers")((blocks, batch), (threads,), (src, data, shift, np.uint64(n)))
+    if log_n == 0:  # n = 1: the tables' single entries
+        out = src.copy()
+        for t in (pre, scale, post):
+            if t is not None:
+                out = _mul_table(curve, out, t, batch, 1)
+        return out.reshape(values.shape)
+    if pre is not None and log_n <= MAX_STAGES:  # one pass: the coset kernel cannot also be the last
+        src, pre = _mul_table(curve, src, pre, batch, n), None
+    tw = power_table(curve, fr.params.root_of_unity_of_order(log_n), max(1, n // 2))
+    out = cp.empty_like(src)
+    data = cp.empty_like(src) if log_n > MAX_STAGES else None
+    s0 = 0
+    while s0 < log_n:
+        m = min(MAX_STAGES, log_n - s0)
+        log_g = min((TILE >> m).bit_length() - 1, log_n - m)
+        grid, block, smem = ((n >> m) >> log_g, batch), (min(512, (1 << (log_g + m)) // 2),), (1 << (log_g + m)) * 32
+        if s0 + m == log_n:
+            fn(curve, "fr_ntt_dif_last")(grid, block, (src, out, tw, np.uint32(log_n), np.uint32(s0), np.uint32(m),
+                                                       np.uint32(log_g), np.int32(1 if inverse else 0),
+                                                       scale if scale is not None else np.uint64(0),
+                                                       post if post is not None else np.uint64(0)), shared_mem=smem)
+        elif s0 == 0 and pre is not None:
+            fn(curve, "fr_ntt_dif_pass_coset")(grid, block, (src, data, tw, np.uint32(log_n), np.uint32(m),
+                                                             np.uint32(log_g), pre), shared_mem=smem)
+        else:
+            fn(curve, "fr_ntt_dif_pass")(grid, block, (src, data, tw, np.uint32(log_n), np.uint32(s0), np.uint32(m),
+                                                       np.uint32(log_g)), shared_mem=smem)
         src = data
-    if log_n:
-        tw = power_table(curve, fr.params.root_of_unity_of_order(log_n), max(1, n // 2))
-        s0 = 0
-        while s0 < log_n:
-            m = min(MAX_STAGES, log_n - s0)
-            log_g = min((TILE >> m).bit_length() - 1, log_n - m)
-            groups = n >> m
-            nthreads = min(512, (1 << (log_g + m)) // 2)
-            if shift is not None and s0 == 0:  # the coset shift applied as the first pass loads
-                name, args = "fr_ntt_dif_pass_coset", (np.uint32(log_n), np.uint32(m), np.uint32(log_g), shift)
-            else:
-                name, args = "fr_ntt_dif_pass", (np.uint32(log_n), np.uint32(s0), np.uint32(m), np.uint32(log_g))
-            fn(curve, name)((groups >> log_g, batch), (nthreads,), (src, data, tw) + args,
-                            shared_mem=(1 << (log_g + m)) * 32)
-            src = data
-            s0 += m
-    elif src is not data:
-        data[...] = src
-    out = cp.empty_like(data)
-    scale = powers = None
-    if inverse:
-        scale = const(curve, pow(n, -1, fr.p))
-        if coset is not None:
-            powers = power_table(curve, pow(coset, -1, fr.p), n)
-    fn(curve, "fr_ntt_finish")((blocks, batch), (threads,),
-                               (data, out, np.uint32(log_n), np.int32(1 if inverse else 0),
-                                scale if scale is not None else np.uint64(0),
-                                powers if powers is not None else np.uint64(0)))
+        s0 += m
     return out.reshape(values.shape)
