@@ -17,7 +17,7 @@
 #   profile: msm_variants at LOGS (VARIANT=name:-DX adds a variant module), then Nsight Compute on one MSM and the NTTs
 #   at 2^NCU_LOG (scripts/ncu_kernels.py; the warm-up call's 15 launches skipped);
 #   ab: GPU kernel/table/Groth16/NTT tests, msm_variants A/B (VARIANT, LOGS), the NTT benchmark rows of the tree before
-#   (.ab/old) and this one;
+#   (.ab/old) and this one (KERNELS=1: the whole kernel benchmark instead);
 #   msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
 MODE=${1:-full}
@@ -133,7 +133,12 @@ if [ "$MODE" = ab ]; then  # a kernel change against the tree before it: .ab/old
   save_cache
   [ -n "${VARIANT:-}" ] && timeout ${VARIANT_S:-200} python3 -m cuzk.bench.msm_variants --quick --variant "$VARIANT" \
     /dev/null ${LOGS:-24 26} 2>&1 | tee -a "$OUT/ab.txt"
-  ntt_ab "$OUT/ab.txt"
+  if [ -n "${KERNELS:-}" ]; then  # the whole kernel benchmark (sppark ratios) instead of the NTT rows' A/B
+    timeout ${KERNELS_S:-280} python3 -m cuzk bench kernels --backend cuda --curve bls12_381 2>&1 | grep -v "^ *|" \
+      | tee -a "$OUT/ab.txt"
+  else
+    ntt_ab "$OUT/ab.txt"
+  fi
   save_cache; exit 0
 fi
 if [ "$MODE" = partition ]; then  # issue 16: GPU kernel tests, one proof at 2^24, a batch of 3 at 2^27
