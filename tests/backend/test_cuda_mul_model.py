@@ -61,7 +61,8 @@ def madc_pairs_shift2(acc, a, bi, off, cc):
     acc[n - 1] = mad("hi", a[n - 2 + off], bi, 0, cc, carry_in=True, carry_out=False)
 
 
-def mont_row(ev, od, a, bi, first, p, inv, cc):
+def mont_row_product(ev, od, a, bi, first, cc):
+    """field.cuh's mont_row_product: X = X / 2^32 + a * bi."""
     if first:
         mul_pairs(od, a, bi, 1)
         mul_pairs(ev, a, bi, 0)
@@ -70,33 +71,22 @@ def mont_row(ev, od, a, bi, first, p, inv, cc):
         madc_pairs_shift2(od, a, bi, 1, cc)
         mad_pairs(ev, a, bi, 0, cc)
         od[-1] = add(od[-1], 0, cc, carry_in=True, carry_out=False)
-    m = (ev[0] * inv) & M32
-    mad_pairs(od, p, m, 1, cc)
-    assert cc.flag == 0, "the odd chain's dropped carry-out was set"
-    mad_pairs(ev, p, m, 0, cc)
-    od[-1] = add(od[-1], 0, cc, carry_in=True, carry_out=False)
-    assert ev[0] == 0
 
 
-def mont_row2(ev, od, a, c, bi, di, first, p, inv, cc):
-    """field.cuh's mont_row2: a second product c * di added before the row's reduction."""
-    if first:
-        mul_pairs(od, a, bi, 1)
-        mul_pairs(ev, a, bi, 0)
-    else:
-        ev[0] = add(ev[0], od[1], cc, carry_in=False)
-        madc_pairs_shift2(od, a, bi, 1, cc)
-        mad_pairs(ev, a, bi, 0, cc)
-        od[-1] = add(od[-1], 0, cc, carry_in=True, carry_out=False)
+def mont_row_add(ev, od, c, di, cc):
+    """field.cuh's mont_row_add: X += c * di (a second product, or the reduction m * p)."""
     mad_pairs(od, c, di, 1, cc)
-    assert cc.flag == 0, "the odd chain's dropped carry-out was set (second product)"
+    assert cc.flag == 0, "the odd chain's dropped carry-out was set"
     mad_pairs(ev, c, di, 0, cc)
     od[-1] = add(od[-1], 0, cc, carry_in=True, carry_out=False)
-    m = (ev[0] * inv) & M32
-    mad_pairs(od, p, m, 1, cc)
-    assert cc.flag == 0, "the odd chain's dropped carry-out was set"
-    mad_pairs(ev, p, m, 0, cc)
-    od[-1] = add(od[-1], 0, cc, carry_in=True, carry_out=False)
+
+
+def mont_row(ev, od, a, bi, first, p, inv, cc, c=None, di=0):
+    """One row; with c, mont_mul_add's row: c * di added before the reduction."""
+    mont_row_product(ev, od, a, bi, first, cc)
+    if c is not None:
+        mont_row_add(ev, od, c, di, cc)
+    mont_row_add(ev, od, p, (ev[0] * inv) & M32, cc)
     assert ev[0] == 0
 
 
@@ -114,8 +104,8 @@ def mont_mul_add(a, b, c, d, p, n):
     av, cv, bv, dv, pv = words(a, n) + [0], words(c, n) + [0], words(b, n), words(d, n), words(p, n) + [0]
     x, y, cc = [0] * n, [0] * n, Carry()
     for i in range(0, n, 2):
-        mont_row2(x, y, av, cv, bv[i], dv[i], i == 0, pv, inv, cc)
-        mont_row2(y, x, av, cv, bv[i + 1], dv[i + 1], False, pv, inv, cc)
+        mont_row(x, y, av, bv[i], i == 0, pv, inv, cc, cv, dv[i])
+        mont_row(y, x, av, bv[i + 1], False, pv, inv, cc, cv, dv[i + 1])
     return _final(x, y, n, cc)
 
 

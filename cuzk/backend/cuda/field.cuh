@@ -160,9 +160,9 @@ __device__ __forceinline__ void madc_pairs_shift2(u32* acc, const u32* a, u32 bi
         : "=r"(acc[N - 2]), "=r"(acc[N - 1]) : "r"(a[N - 2]), "r"(bi));
 }
 
-// one row: X = (X + a * bi + m * p) / 2^32 with ev aligned at word 0, od at word 1
+// a row's product: X = X / 2^32 + a * bi with ev aligned at word 0, od at word 1
 template <class P>
-__device__ __forceinline__ void mont_row(u32* ev, u32* od, const u32* a, const u32* pm, u32 bi, bool first) {
+__device__ __forceinline__ void mont_row_product(u32* ev, u32* od, const u32* a, u32 bi, bool first) {
     constexpr int N = P::N;
     if (first) {
         mul_pairs<N>(od, a + 1, bi);
@@ -173,33 +173,33 @@ __device__ __forceinline__ void mont_row(u32* ev, u32* od, const u32* a, const u
         mad_pairs<N>(ev, a, bi);
         asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[N - 1]));
     }
-    const u32 m = ev[0] * P::INV;
-    mad_pairs<N>(od, pm + 1, m);
-    mad_pairs<N>(ev, pm, m);
-    asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[N - 1]));
 }
 
-// mont_row with a second product: X = (X + a * bi + c * di + m * p) / 2^32
-template <class P>
-__device__ __forceinline__ void mont_row2(u32* ev, u32* od, const u32* a, const u32* c, const u32* pm, u32 bi, u32 di,
-                                          bool first) {
-    constexpr int N = P::N;
-    if (first) {
-        mul_pairs<N>(od, a + 1, bi);
-        mul_pairs<N>(ev, a, bi);
-    } else {
-        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(ev[0]) : "r"(od[1]));
-        madc_pairs_shift2<N>(od, a + 1, bi);
-        mad_pairs<N>(ev, a, bi);
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[N - 1]));
-    }
+// X += c * di: a second product beside the row's, or the reduction m * p (di = m)
+template <int N>
+__device__ __forceinline__ void mont_row_add(u32* ev, u32* od, const u32* c, u32 di) {
     mad_pairs<N>(od, c + 1, di);
     mad_pairs<N>(ev, c, di);
     asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[N - 1]));
-    const u32 m = ev[0] * P::INV;
-    mad_pairs<N>(od, pm + 1, m);
-    mad_pairs<N>(ev, pm, m);
-    asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[N - 1]));
+}
+
+// one row: X = (X + a * bi + m * p) / 2^32
+template <class P>
+__device__ __forceinline__ void mont_row(u32* ev, u32* od, const u32* a, const u32* pm, u32 bi, bool first) {
+    mont_row_product<P>(ev, od, a, bi, first);
+    mont_row_add<P::N>(ev, od, pm, ev[0] * P::INV);
+}
+
+// X = x + (y >> 32) after the last row (y[0] is 0 then), reduced once
+template <class P>
+__device__ __forceinline__ Fp<P> mont_finish(const u32* x, const u32* y) {
+    constexpr int N = P::N;
+    Fp<P> r;
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(x[0]), "r"(y[1]));
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(x[i]), "r"(y[i + 1]));
+    asm volatile("addc.u32 %0, %1, 0;" : "=r"(r.v[N - 1]) : "r"(x[N - 1]));
+    return fp_reduce_once(r);
 }
 
 template <class P>
@@ -214,13 +214,7 @@ __device__ __forceinline__ Fp<P> fp_mul(const Fp<P>& a, const Fp<P>& b) {
         mont_row<P>(x, y, a.v, pm, b.v[i], i == 0);
         mont_row<P>(y, x, a.v, pm, b.v[i + 1], false);
     }
-    // X = x + (y >> 32): y[0] is 0 after the last reduction
-    Fp<P> r;
-    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(x[0]), "r"(y[1]));
-#pragma unroll
-    for (int i = 1; i < N - 1; i++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(x[i]), "r"(y[i + 1]));
-    asm volatile("addc.u32 %0, %1, 0;" : "=r"(r.v[N - 1]) : "r"(x[N - 1]));
-    return fp_reduce_once(r);
+    return mont_finish<P>(x, y);
 }
 
 // (a * b + c * d) / R in one Montgomery reduction (the sum of two products
@@ -236,16 +230,15 @@ __device__ __forceinline__ Fp<P> fp_mul_add(const Fp<P>& a, const Fp<P>& b, cons
 #pragma unroll
     for (int i = 0; i < N; i++) pm[i] = P::p(i);
 #pragma unroll
-    for (int i = 0; i < N; i += 2) {
-        mont_row2<P>(x, y, a.v, c.v, pm, b.v[i], d.v[i], i == 0);
-        mont_row2<P>(y, x, a.v, c.v, pm, b.v[i + 1], d.v[i + 1], false);
+    for (int i = 0; i < N; i += 2) {  // rows of mont_row with c * d_i added before each reduction
+        mont_row_product<P>(x, y, a.v, b.v[i], i == 0);
+        mont_row_add<N>(x, y, c.v, d.v[i]);
+        mont_row_add<N>(x, y, pm, x[0] * P::INV);
+        mont_row_product<P>(y, x, a.v, b.v[i + 1], false);
+        mont_row_add<N>(y, x, c.v, d.v[i + 1]);
+        mont_row_add<N>(y, x, pm, y[0] * P::INV);
     }
-    Fp<P> r;
-    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.v[0]) : "r"(x[0]), "r"(y[1]));
-#pragma unroll
-    for (int i = 1; i < N - 1; i++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.v[i]) : "r"(x[i]), "r"(y[i + 1]));
-    asm volatile("addc.u32 %0, %1, 0;" : "=r"(r.v[N - 1]) : "r"(x[N - 1]));
-    return fp_reduce_once(r);
+    return mont_finish<P>(x, y);
 }
 
 template <class P>
