@@ -138,26 +138,44 @@ __device__ __forceinline__ void mul_pairs(u32* acc, const u32* a, u32 bi) {
         asm("mul.lo.u32 %0, %2, %3; mul.hi.u32 %1, %2, %3;" : "=r"(acc[j]), "=r"(acc[j + 1]) : "r"(a[j]), "r"(bi));
 }
 
-// acc += sum over even j of a[j] * bi * 2^(32 j), carry out left in CC
-template <int N>
+// acc += sum over even j >= S of a[j] * bi * 2^(32 j) (+ CC into word S if CI), carry out
+// left in CC; words below S are untouched (S even: fp_sqr's chains start late)
+template <int N, int S = 0, bool CI = false>
 __device__ __forceinline__ void mad_pairs(u32* acc, const u32* a, u32 bi) {
-    asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
-        : "+r"(acc[0]), "+r"(acc[1]) : "r"(a[0]), "r"(bi));
+    if constexpr (CI)
+        asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+            : "+r"(acc[S]), "+r"(acc[S + 1]) : "r"(a[S]), "r"(bi));
+    else
+        asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+            : "+r"(acc[S]), "+r"(acc[S + 1]) : "r"(a[S]), "r"(bi));
 #pragma unroll
-    for (int j = 2; j < N; j += 2)
+    for (int j = S + 2; j < N; j += 2)
         asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
             : "+r"(acc[j]), "+r"(acc[j + 1]) : "r"(a[j]), "r"(bi));
 }
 
-// acc = (acc >> 64 words-wise) + sum over even j of a[j] * bi * 2^(32 j) + CC
-template <int N>
+// acc = (acc >> 64 words-wise) + sum over even j >= S of a[j] * bi * 2^(32 j) (+ CC into word
+// S if CI): below S the words only move down
+template <int N, int S = 0, bool CI = true>
 __device__ __forceinline__ void madc_pairs_shift2(u32* acc, const u32* a, u32 bi) {
 #pragma unroll
-    for (int j = 0; j < N - 2; j += 2)
+    for (int j = 0; j < S; j += 2) {
+        acc[j] = acc[j + 2];
+        acc[j + 1] = acc[j + 3];
+    }
+    if constexpr (S < N - 2 && !CI)
+        asm volatile("mad.lo.cc.u32 %0, %2, %3, %4; madc.hi.cc.u32 %1, %2, %3, %5;"
+            : "=r"(acc[S]), "=r"(acc[S + 1]) : "r"(a[S]), "r"(bi), "r"(acc[S + 2]), "r"(acc[S + 3]));
+#pragma unroll
+    for (int j = CI ? S : S + 2; j < N - 2; j += 2)
         asm volatile("madc.lo.cc.u32 %0, %2, %3, %4; madc.hi.cc.u32 %1, %2, %3, %5;"
             : "=r"(acc[j]), "=r"(acc[j + 1]) : "r"(a[j]), "r"(bi), "r"(acc[j + 2]), "r"(acc[j + 3]));
-    asm volatile("madc.lo.cc.u32 %0, %2, %3, 0; madc.hi.u32 %1, %2, %3, 0;"
-        : "=r"(acc[N - 2]), "=r"(acc[N - 1]) : "r"(a[N - 2]), "r"(bi));
+    if constexpr (S == N - 2 && !CI)
+        asm volatile("mul.lo.u32 %0, %2, %3; mul.hi.u32 %1, %2, %3;"
+            : "=r"(acc[N - 2]), "=r"(acc[N - 1]) : "r"(a[N - 2]), "r"(bi));
+    else
+        asm volatile("madc.lo.cc.u32 %0, %2, %3, 0; madc.hi.u32 %1, %2, %3, 0;"
+            : "=r"(acc[N - 2]), "=r"(acc[N - 1]) : "r"(a[N - 2]), "r"(bi));
 }
 
 // a row's product: X = X / 2^32 + a * bi with ev aligned at word 0, od at word 1
@@ -175,10 +193,11 @@ __device__ __forceinline__ void mont_row_product(u32* ev, u32* od, const u32* a,
     }
 }
 
-// X += c * di: a second product beside the row's, or the reduction m * p (di = m)
-template <int N>
+// X += c * di: a second product beside the row's, or the reduction m * p (di = m); with CI
+// the odd chain also takes CC into word 1 (fp_sqr's word-0 sum)
+template <int N, bool CI = false>
 __device__ __forceinline__ void mont_row_add(u32* ev, u32* od, const u32* c, u32 di) {
-    mad_pairs<N>(od, c + 1, di);
+    mad_pairs<N, 0, CI>(od, c + 1, di);
     mad_pairs<N>(ev, c, di);
     asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[N - 1]));
 }
@@ -241,9 +260,64 @@ __device__ __forceinline__ Fp<P> fp_mul_add(const Fp<P>& a, const Fp<P>& b, cons
     return mont_finish<P>(x, y);
 }
 
+// ---- Montgomery squaring: each cross product once, doubled ---------------------
+// a^2 = sum_i a_i V_i 2^(32 i) with V_i = a_i 2^(32 i) + 2 sum_{j>i} a_j 2^(32 j), whose words
+// at i..N-1 are a_i, a_{i+1} << 1 and then those of d = 2a. Row i multiplies a_i by those N - i
+// words only: N (N + 1) / 2 products instead of N^2 (plus the N^2 of the reductions). Like
+// fp_mul's they end at the window's top, so a chain that starts late needs no carry propagation:
+// below its start the odd array's words only move down. The word-0 sum ev[0] + od[1] that a
+// product row adds first comes after the products here (rows i >= 1 have none at word 0),
+// and its carry goes into the reduction's odd chain. Bound: V_i <= 2a, so X < 2^32 (2a + p)
+// <= 2^(32 (N+1)) keeps the dropped carries zero (the Python model checks it) wherever
+// 2a + p <= 2^(32 N): for a < p that is P::SUM2 (3p < 2^(32 N)), so BLS12-381's Fr squares
+// with fp_mul. The result (a^2 + m p) / R < p (a / R + 1) < 2p, reduced once.
+template <class P, int I>
+__device__ __forceinline__ void sqr_row(u32* ev, u32* od, const u32* a, const u32* d, const u32* pm) {
+    constexpr int N = P::N;
+    u32 v[N];  // V_I's words (those below I unused)
+#pragma unroll
+    for (int k = 0; k < N; k++) v[k] = k == I ? a[k] : k == I + 1 ? a[k] << 1 : d[k];
+    if constexpr (I == 0) {
+        mont_row<P>(ev, od, v, pm, a[0], true);
+    } else {
+        const u32 o1 = od[1];
+        madc_pairs_shift2<N, I & ~1, false>(od, v + 1, a[I]);  // odd words k >= I
+        if constexpr (I + 1 < N) {                              // even words k >= I
+            mad_pairs<N, (I + 1) & ~1>(ev, v, a[I]);
+            asm volatile("addc.u32 %0, %0, 0;" : "+r"(od[N - 1]));
+        }
+        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(ev[0]) : "r"(o1));
+        mont_row_add<N, true>(ev, od, pm, ev[0] * P::INV);
+    }
+}
+
+template <class P, int I>
+__device__ __forceinline__ void sqr_rows(u32* x, u32* y, const u32* a, const u32* d, const u32* pm) {
+    if constexpr (I < P::N) {
+        sqr_row<P, I>(x, y, a, d, pm);
+        sqr_rows<P, I + 1>(y, x, a, d, pm);
+    }
+}
+
 template <class P>
 __device__ __forceinline__ Fp<P> fp_sqr(const Fp<P>& a) {
+#ifdef CUZK_SQR_AS_MUL
     return fp_mul(a, a);
+#else
+    if constexpr (!P::SUM2) {
+        return fp_mul(a, a);
+    } else {
+        constexpr int N = P::N;
+        u32 pm[N], d[N], x[N], y[N];
+#pragma unroll
+        for (int i = 0; i < N; i++) pm[i] = P::p(i);
+        d[0] = a.v[0] << 1;
+#pragma unroll
+        for (int i = 1; i < N; i++) d[i] = __funnelshift_l(a.v[i - 1], a.v[i], 1);
+        sqr_rows<P, 0>(x, y, a.v, d, pm);
+        return mont_finish<P>(x, y);
+    }
+#endif
 }
 
 // a^e for a small public exponent given as u32 limbs (most significant first scan)
