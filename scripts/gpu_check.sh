@@ -17,8 +17,8 @@
 #   aggregate: pairing-module compile, GPU pairing tests, bench aggregate 1024,8192 on cuda (issue 20);
 #   profile: msm_variants at LOGS (VARIANT=name:-DX adds a variant module), then Nsight Compute on one MSM and the NTTs
 #   at 2^NCU_LOG (scripts/ncu_kernels.py; the warm-up call's 15 launches skipped);
-#   ab: GPU kernel/table/Groth16/NTT tests, msm_variants A/B (VARIANT, LOGS), the NTT benchmark rows of the tree before
-#   (.ab/old) and this one (KERNELS=1: the whole kernel benchmark instead);
+#   ab: GPU kernel/table/Groth16/NTT tests, msm_variants A/B (VARIANT, MSM_ARGS, LOGS), the NTT benchmark rows of the tree
+#   before (.ab/old) and this one (KERNELS=1: the whole kernel benchmark instead; NO_NTT=1: neither);
 #   msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
 MODE=${1:-full}
@@ -132,9 +132,11 @@ if [ "$MODE" = ab ]; then  # a kernel change against the tree before it: .ab/old
     tests/backend/test_gpu_tables.py tests/groth16/test_groth16.py tests/backend/test_ntt.py -k "cuda or gpu" -m "gpu or not slow" \
     --durations=6 2>&1 | tail -12 | tee -a "$OUT/ab.txt"
   save_cache
-  [ -n "${VARIANT:-}" ] && timeout ${VARIANT_S:-200} python3 -m cuzk.bench.msm_variants --quick --variant "$VARIANT" \
-    /dev/null ${LOGS:-24 26} 2>&1 | tee -a "$OUT/ab.txt"
-  if [ -n "${KERNELS:-}" ]; then  # the whole kernel benchmark (sppark ratios) instead of the NTT rows' A/B
+  # MSM_ARGS: more msm_variants options (further --variant NAME:-DX, --c, --groups)
+  [ -n "${VARIANT:-}${MSM_ARGS:-}" ] && timeout ${VARIANT_S:-200} python3 -m cuzk.bench.msm_variants --quick \
+    ${VARIANT:+--variant "$VARIANT"} ${MSM_ARGS:-} /dev/null ${LOGS:-24 26} 2>&1 | tee -a "$OUT/ab.txt"
+  if [ -n "${NO_NTT:-}" ]; then :
+  elif [ -n "${KERNELS:-}" ]; then  # the whole kernel benchmark (sppark ratios) instead of the NTT rows' A/B
     timeout ${KERNELS_S:-280} python3 -m cuzk bench kernels --backend cuda --curve bls12_381 2>&1 | grep -v "^ *|" \
       | tee -a "$OUT/ab.txt"
   else

@@ -219,3 +219,45 @@ def test_pinned_uploads_and_hot_tier_copies(cuda):
     assert be.uploader.pool.owns(held)
     assert np.array_equal(cp.asnumpy(be.witness(held)), a)  # already pinned: no staging copy
 
+
+
+
+@pytest.mark.parametrize("curve_name", CURVES)
+@pytest.mark.parametrize("group,log_n", [("g1", 14), ("g2", 12)])
+def test_msm_every_window_width(curve_name, group, log_n):
+    """Plain Pippenger at every width the code chooses (choose_window: 8, 16, 20), with scalars whose
+    signed digits carry through every window (r - 1), sit on a bucket edge (2^(c-1) + 1) or are small."""
+    import cupy as cp
+
+    from cuzk.backend.cuda import msm as cuda_msm
+
+    curve = get_curve(curve_name)
+    pool = pool_of(curve_name, group, 4096)
+    rng = np.random.default_rng(log_n)
+    n = 1 << log_n
+    idx = rng.integers(0, 4096, n)
+    flat = cuda_msm._bases_view(curve, group, cp.asarray(pool.points[idx]))
+    for c in (8, 16, 20):
+        ints = pool.random_scalars(n, rng)
+        for i in range(0, n, 5):
+            ints[i] = [pool.r - 1, 2, (1 << (c - 1)) + 1, pool.r - (1 << 200), ints[i]][(i // 5) % 5]
+        pt = cuda_msm.pippenger(curve, group, flat, cp.asarray(pool.scalars(ints)).view(cp.uint32), n, c=c)
+        got = cuda_msm._combine(curve, group, [cuda_msm._xyzz_to_host(curve, group, pt, 1)])
+        assert pool.G.to_ints(got[None])[0] == pool.expect([pool.logs[i] for i in idx], ints), f"c = {c}"
+
+
+def test_msm_2_20_matches_the_oracle(cuda):
+    """2^20 scalars (random, with 0, 1 and r - 1 mixed in) through msm(): classification, batch
+    addition and a window table at the size where the prover's MSMs begin."""
+    curve_name, group = "bls12_381", "g1"
+    curve = get_curve(curve_name)
+    pool = pool_of(curve_name, group, 4096)
+    rng = np.random.default_rng(20)
+    n = 1 << 20
+    idx = rng.integers(0, 4096, n)
+    ints = pool.random_scalars(n, rng)
+    for i in range(0, n, 11):
+        ints[i] = [0, 1, pool.r - 1][(i // 11) % 3]
+    pts, sc = pool.points[idx], pool.scalars(ints)
+    got = cuda.msm(curve, group, pts, sc)
+    assert pool.G.to_ints(got[None])[0] == pool.expect([pool.logs[i] for i in idx], ints)

@@ -289,9 +289,10 @@ __device__ __forceinline__ void batch_to_affine(const u32* scratch, u32* dst, u6
 
 typedef Fp<fq_params> fq_t;
 typedef Fp2<fq_params> fq2_t;
-// accumulation blocks of 128 threads (ACC_THREADS in msm.py) resident per SM: G1's 3 hold its
-// registers to 168 (fp_mul_add alone took it to 200, 2 blocks: measured the same); G2 needs 255
-MSM_KERNELS(g1, fq_t, 3)
+// accumulation blocks of 128 threads (ACC_THREADS, ACC_BLOCKS in msm.py) resident per SM: G1's 2
+// (202 registers, no spill) ran 3-5 % faster than 3 (168, spilling) once squarings had their own
+// routine (BENCHMARKS.md); G2 needs 255
+MSM_KERNELS(g1, fq_t, 2)
 MSM_KERNELS(g2, fq2_t, 2)
 
 // thread w: pts[w] *= 2^(c*w) (window weights before the final sum)

@@ -29,8 +29,9 @@ THREADS = 128
 ACC_THREADS = 128  # accumulate block size (even/odd mul, H200, 2^24 c=16): 118 ms at 64 or 128, 131 at 256
 SEGMENT = 16  # buckets per reduction thread: 2^15-bucket windows give 2048 threads each
 # accumulation: threads sum equal runs of the sorted entries, at least MIN_RUN each, in about
-# ACC_WAVES full waves of 3 resident blocks per SM (G1's 168 registers; G2's 2 blocks make it 1.5x as many)
+# ACC_WAVES full waves of ACC_BLOCKS resident blocks per SM (msm.cuh's launch bounds, G1 and G2)
 ACC_WAVES = 24
+ACC_BLOCKS = 2
 MIN_RUN = 16
 
 
@@ -219,7 +220,7 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
     words = _coord_words(group, curve) * 4
     with stage("accumulate"):
         sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-        run = max(MIN_RUN, -(-total // (ACC_WAVES * sms * 3 * threads)))
+        run = max(MIN_RUN, -(-total // (ACC_WAVES * sms * ACC_BLOCKS * threads)))
         nthreads = -(-total // run)
         buckets = cp.empty(nb * words, dtype=cp.uint32)
         first = cp.empty(nthreads * words, dtype=cp.uint32)
