@@ -22,9 +22,11 @@ def params_struct(name: str, fp) -> str:
         return ", ".join(f"{v:#x}u" for v in _limbs32(x, n))
 
     return f"""
+__constant__ u32 {name}_inv = {inv32:#x}u;  // INV where ptxas must not see it (field.cuh's mont_inv)
 struct {name} {{
     static constexpr int N = {n};
     static constexpr u32 INV = {inv32:#x}u;
+    __device__ __forceinline__ static u32 inv_opaque() {{ return {name}_inv; }}
     static constexpr bool SUM2 = {"true" if 3 * fp.p < 1 << (32 * n) else "false"};  // room for fp_mul_add
     __device__ __forceinline__ static constexpr u32 p(int i) {{ constexpr u32 v[{n}] = {{{arr(fp.p)}}}; return v[i]; }}
     __device__ __forceinline__ static constexpr u32 one(int i) {{ constexpr u32 v[{n}] = {{{arr(fp.R)}}}; return v[i]; }}
