@@ -73,24 +73,24 @@ def main():
         for name, mod in mods.items():
             def kern(_curve, kname, mod=mod):
                 return mod.get_function(kname)
-            for c, threads in ((c, t) for c in (widths or ((16,) if quick or log_n < 23 else (16, 20)))
-                               for t in ((M.ACC_THREADS,) if quick else (64, 128, 256))):
-                times = []
-                for rep in range(4):
-                    timer = EventTimer()
-                    with timer.phase("total"):
-                        pt = M.pippenger(curve, "g1", bases, sc, n, c=c, threads=threads, kern=kern, timer=timer)
-                    r = timer.results()
-                    times.append(r)
-                res = M._combine(curve, "g1", [M._xyzz_to_host(curve, "g1", pt, 1)])
-                ok = ref is None or bool(np.array_equal(res, ref))
-                ref = res if ref is None else ref
-                med = {k: float(np.median([t[k] for t in times[1:]])) for k in times[0]}
-                row = {"log_n": log_n, "variant": name, "c": c, "threads": threads, "same_result": ok, **med}
-                rows.append(row)
-                print(f"2^{log_n} {name:12s} c={c} threads={threads}: total {med['total']:.1f} ms  "
-                      + "  ".join(f"{k.split('/')[-1]} {v:.1f}" for k, v in med.items() if k != "total")
-                      + ("" if ok else "  RESULT DIFFERS"), flush=True)
+            for c in widths or ((16,) if quick or log_n < 23 else (16, 20)):
+                for threads in ((M.ACC_THREADS,) if quick else (64, 128, 256)):
+                    times = []
+                    for rep in range(4):
+                        timer = EventTimer()
+                        with timer.phase("total"):
+                            pt = M.pippenger(curve, "g1", bases, sc, n, c=c, threads=threads, kern=kern, timer=timer)
+                        r = timer.results()
+                        times.append(r)
+                    res = M._combine(curve, "g1", [M._xyzz_to_host(curve, "g1", pt, 1)])
+                    ok = ref is None or bool(np.array_equal(res, ref))
+                    ref = res if ref is None else ref
+                    med = {k: float(np.median([t[k] for t in times[1:]])) for k in times[0]}
+                    row = {"log_n": log_n, "variant": name, "c": c, "threads": threads, "same_result": ok, **med}
+                    rows.append(row)
+                    print(f"2^{log_n} {name:12s} c={c} threads={threads}: total {med['total']:.1f} ms  "
+                          + "  ".join(f"{k.split('/')[-1]} {v:.1f}" for k, v in med.items() if k != "total")
+                          + ("" if ok else "  RESULT DIFFERS"), flush=True)
         for tc in table_cs:
             tc = tc or M.table_window(n)
             table = M.build_table(curve, "g1", bases, tc)

@@ -180,7 +180,7 @@ __device__ __forceinline__ void madc_pairs_shift2(u32* acc, const u32* a, u32 bi
 
 // -p^-1 mod 2^32 for the rows' m = X_0 * INV. Where it is 0xffffffff (BLS12-381's Fr, p = 1 mod
 // 2^32) ptxas folds m into -X_0 and then splits every 64-bit multiply-add of m * p into a low and a
-// high one: 252 SASS instructions per product instead of 206. Read from constant memory, it
+// high one: 253 SASS instructions per product instead of 207. Read from constant memory, it
 // cannot fold it.
 template <class P>
 __device__ __forceinline__ u32 mont_inv() {
@@ -311,9 +311,6 @@ __device__ __forceinline__ void sqr_rows(u32* x, u32* y, const u32* a, const u32
 
 template <class P>
 __device__ __forceinline__ Fp<P> fp_sqr(const Fp<P>& a) {
-#ifdef CUZK_SQR_AS_MUL
-    return fp_mul(a, a);
-#else
     if constexpr (!P::SUM2) {
         return fp_mul(a, a);
     } else {
@@ -327,7 +324,6 @@ __device__ __forceinline__ Fp<P> fp_sqr(const Fp<P>& a) {
         sqr_rows<P, 0>(x, y, a.v, d, pm);
         return mont_finish<P>(x, y);
     }
-#endif
 }
 
 // a^e for a small public exponent given as u32 limbs (most significant first scan)
