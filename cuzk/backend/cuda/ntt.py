@@ -83,6 +83,13 @@ def _check(curve: str, values) -> tuple[int, int]:
     return n, log_n
 
 
+def passes(log_n: int) -> list[int]:
+    """Stages per shared-memory pass: as few passes as MAX_STAGES allows, the stages spread evenly
+    (7, 7, 7, 1 at 2^22 would spend a whole pass over memory on one stage)."""
+    count = -(-log_n // MAX_STAGES)
+    return [log_n // count + (k < log_n % count) for k in range(count)]
+
+
 def ntt(curve: str, values: cp.ndarray, inverse: bool = False, coset: int | None = None) -> cp.ndarray:
     """Device NTT over the last two axes (n, 4) of `values`; returns a new array."""
     fr = fields_of(curve)[0]
@@ -122,8 +129,7 @@ def transform(curve: str, values: cp.ndarray, *, inverse: bool = False, pre: cp.
     out = cp.empty_like(src)
     data = cp.empty_like(src) if log_n > MAX_STAGES else None
     s0 = 0
-    while s0 < log_n:
-        m = min(MAX_STAGES, log_n - s0)
+    for m in passes(log_n):
         log_g = min((TILE >> m).bit_length() - 1, log_n - m)
         grid, block, smem = ((n >> m) >> log_g, batch), (min(512, (1 << (log_g + m)) // 2),), (1 << (log_g + m)) * 32
         if s0 + m == log_n:
