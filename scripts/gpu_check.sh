@@ -17,8 +17,9 @@
 #   aggregate: pairing-module compile, GPU pairing tests, bench aggregate 1024,8192 on cuda (issue 20);
 #   profile: msm_variants at LOGS (VARIANT=name:-DX adds a variant module), then Nsight Compute on one MSM and the NTTs
 #   at 2^NCU_LOG (scripts/ncu_kernels.py; the warm-up call's 15 launches skipped);
-#   ab: GPU kernel/table/Groth16/NTT tests, msm_variants A/B (VARIANT, MSM_ARGS, LOGS), the NTT benchmark rows of the tree
-#   before (.ab/old) and this one (KERNELS=1: the whole kernel benchmark instead; NO_NTT=1: neither);
+#   ab: GPU kernel/table/Groth16/NTT tests, msm_variants A/B (VARIANT, MSM_ARGS, LOGS), MSM_AB=1: msm_variants stages of
+#   the tree before (.ab/old) and this one (MSM_AB_RUNS), NTT_PLANS=7x256,8x256: ntt_variants, then the NTT benchmark rows
+#   of the tree before and this one (KERNELS=1: the whole kernel benchmark instead; NO_NTT=1: neither);
 #   msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
 MODE=${1:-full}
@@ -59,6 +60,19 @@ ntt_ab() {  # $1: file to append to. The NTT rows of the kernel benchmark for th
     echo "== NTT, $tree tree" | tee -a "$1"
     (cd "$dir" && PYTHONPATH=/tmp/site timeout ${NTT_S:-100} python3 -c "from cuzk.bench import kernels; kernels.run('cuda', None, sizes={'ntt': [1 << k for k in (20, 22, 24, 26, 27)]}, curves=('bls12_381',), repeat=7)" \
       2>&1 | head -12 | tee -a "$1")
+  done
+}
+msm_ab() {  # $1: file to append to. msm_variants --quick (stages) for the tree before (.ab/old) and this one; MSM_AB_RUNS:
+  # its arguments (options, output JSON, log_n), runs separated by |
+  for tree in old new; do
+    dir=.; [ $tree = old ] && dir=.ab/old
+    [ -d "$dir/cuzk" ] || continue
+    echo "== MSM, $tree tree" | tee -a "$1"
+    IFS='|' read -ra runs <<< "${MSM_AB_RUNS:---c 16,20 --tables 20 /dev/null 24|--c 20 /dev/null 26}"
+    for args in "${runs[@]}"; do
+      (cd "$dir" && PYTHONPATH=/tmp/site timeout ${MSM_AB_S:-120} python3 -m cuzk.bench.msm_variants --quick $args \
+        2>&1 | grep -v "^compiled" | tee -a "$1")
+    done
   done
 }
 if ls .whl/*.whl >/dev/null 2>&1; then
@@ -135,6 +149,9 @@ if [ "$MODE" = ab ]; then  # a kernel change against the tree before it: .ab/old
   # MSM_ARGS: more msm_variants options (further --variant NAME:-DX, --c, --groups)
   [ -n "${VARIANT:-}${MSM_ARGS:-}" ] && timeout ${VARIANT_S:-200} python3 -m cuzk.bench.msm_variants --quick \
     ${VARIANT:+--variant "$VARIANT"} ${MSM_ARGS:-} /dev/null ${LOGS:-24 26} 2>&1 | tee -a "$OUT/ab.txt"
+  [ -n "${MSM_AB:-}" ] && msm_ab "$OUT/ab.txt"
+  [ -n "${NTT_PLANS:-}" ] && timeout ${NTT_PLANS_S:-150} python3 -m cuzk.bench.ntt_variants --plans "$NTT_PLANS" \
+    2>&1 | tee -a "$OUT/ab.txt"
   if [ -n "${NO_NTT:-}" ]; then :
   elif [ -n "${KERNELS:-}" ]; then  # the whole kernel benchmark (sppark ratios) instead of the NTT rows' A/B
     timeout ${KERNELS_S:-280} python3 -m cuzk bench kernels --backend cuda --curve bls12_381 2>&1 | grep -v "^ *|" \

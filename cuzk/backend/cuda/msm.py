@@ -174,6 +174,40 @@ def _tree_sum(curve, group, pts: cp.ndarray, count: int, kern=fn, groups: int = 
     return _sum_groups(curve, group, pts, groups, count, kern)
 
 
+def bucket_sort(curve_name: str, d_scalars: cp.ndarray, n: int, c: int, nwin: int, err: cp.ndarray, *, kern=fn,
+                table_n: int = 0, index: cp.ndarray | None = None, stage=None) -> tuple[cp.ndarray, cp.ndarray]:
+    """(offsets, ordered): the entries (window w, scalar j) with a nonzero signed digit, grouped by
+    bucket: bucket b holds ordered[offsets[b]:offsets[b + 1]], each the base's index | sign << 31.
+    Buckets are w * 2^(c-1) + |d| - 1, or |d| - 1 with a window table over table_n bases (whose
+    rows w * table_n + i the indices then name). With `index`, scalar j belongs to base index[j].
+    A carry out of the top window sets err[0]. offsets[-1] is the number of entries; it stays on
+    the device, since reading it here would stall the host until the queued GPU work drains
+    (measured: +117 ms a proof). `stage` (EventTimer.phase) times the two passes: at 2^26, c = 20,
+    the digits' counting 9.5 ms, the scatter's 4-byte stores ~39 (BENCHMARKS.md: three sorts
+    that staged the entries by super-bin first did not beat it)."""
+    stage = stage or _no_phase
+    merged = np.uint32(table_n > 0)
+    nb = (1 if table_n else nwin) << (c - 1)
+    total = max(1, nwin * n)
+    with stage("digits"):
+        counts = cp.zeros(nb + 1, dtype=cp.uint32)
+        keys = cp.empty(total, dtype=cp.uint32)
+        kern(curve_name, "msm_digits")(((n + 255) // 256,), (256,),
+                                       (d_scalars, np.uint64(n), np.uint32(c), np.uint32(nwin), merged, keys, counts,
+                                        err))
+        offsets = cp.zeros(nb + 1, dtype=cp.uint32)
+        cp.cumsum(counts[:nb], out=offsets[1:])
+        del counts
+    with stage("scatter"):
+        cursor = offsets[:-1].copy()
+        ordered = cp.empty(total, dtype=cp.uint32)
+        kern(curve_name, "msm_scatter")(((nwin * n + 255) // 256,), (256,),
+                                        (keys, np.uint64(n), np.uint32(nwin), merged,
+                                         index if index is not None else keys, np.uint32(index is not None),
+                                         np.uint64(table_n), cursor, ordered))
+    return offsets, ordered
+
+
 def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: int, *, c: int | None = None,
               threads: int = ACC_THREADS, kern=fn, timer=None, work: int | None = None,
               table: WindowTable | None = None, index: cp.ndarray | None = None) -> cp.ndarray:
@@ -196,27 +230,12 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
         nwin = (256 + c) // c  # 256-bit scalars (unreduced allowed) plus the final signed-digit carry
         half = 1 << (c - 1)
         nb, points = nwin * half, d_bases
-    merged = np.uint32(table is not None)
     err = cp.zeros(1, dtype=cp.uint32)
     with stage("sort"):
-        counts = cp.zeros(nb + 1, dtype=cp.uint32)
-        keys = cp.empty(nwin * n, dtype=cp.uint32)
-        kern(curve.name, "msm_digits")(((n + 255) // 256,), (256,),
-                                       (d_scalars, np.uint64(n), np.uint32(c), np.uint32(nwin), merged, keys, counts,
-                                        err))
-        offsets = cp.zeros(nb + 1, dtype=cp.uint32)
-        cp.cumsum(counts[:nb], out=offsets[1:])
-        cursor = offsets[:-1].copy()
-        # at least the entries sorted (zero digits have none); the kernels read the count from offsets[nb]:
-        # reading it here would stall the host until the queued GPU work drains (measured: +117 ms a proof)
-        total = nwin * n
-        ordered = cp.empty(max(1, total), dtype=cp.uint32)
-        nbases = table.n if table is not None else 0  # only a window table offsets by window
-        kern(curve.name, "msm_scatter")(((total + 255) // 256,), (256,),
-                                        (keys, np.uint64(n), np.uint32(nwin), merged,
-                                         index if index is not None else keys, np.uint32(index is not None),
-                                         np.uint64(nbases), cursor, ordered))
-        del keys, cursor, counts
+        offsets, ordered = bucket_sort(curve.name, d_scalars, n, c, nwin, err, kern=kern,
+                                      table_n=table.n if table is not None else 0, index=index,
+                                      stage=timer.phase if timer is not None else None)
+    total = nwin * n  # at least the entries sorted (zero digits have none); the kernels read the count from offsets[nb]
     words = _coord_words(group, curve) * 4
     with stage("accumulate"):
         sms = cp.cuda.Device().attributes["MultiProcessorCount"]
