@@ -11,9 +11,37 @@ prover's staging thread and its workers share one pool.
 
 from __future__ import annotations
 
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+
+PARALLEL_MIN_BYTES = 64 << 20  # smaller copies stay on the calling thread
+_copiers: ThreadPoolExecutor | None = None
+_copiers_lock = threading.Lock()
+
+
+def copy_into(dst: np.ndarray, src: np.ndarray) -> None:
+    """dst[...] = src for C-contiguous arrays of equal size, large ones in chunks on several
+    threads (numpy releases the GIL while it copies). One thread moves ~10-13 GB/s, so staging a
+    2^27 partition's 4.4 GB witness took ~0.4 s that nothing overlaps for a batch's first proof."""
+    if dst.nbytes != src.nbytes or not (dst.flags.c_contiguous and src.flags.c_contiguous):
+        raise ValueError(f"copy_into: needs C-contiguous arrays of equal size, got {dst.nbytes} and {src.nbytes} bytes")
+    d, s = dst.reshape(-1).view(np.uint8), src.reshape(-1).view(np.uint8)
+    workers = min(8, os.cpu_count() or 1)
+    if s.size < PARALLEL_MIN_BYTES or workers == 1:
+        np.copyto(d, s)
+        return
+    global _copiers
+    with _copiers_lock:
+        if _copiers is None:
+            _copiers = ThreadPoolExecutor(workers, thread_name_prefix="cuzk-copy")
+    step = -(-s.size // workers)
+    step += -step % 4096  # page-aligned chunks
+    chunks = [(k, min(s.size, k + step)) for k in range(0, s.size, step)]
+    for f in [_copiers.submit(np.copyto, d[a:b], s[a:b]) for a, b in chunks]:
+        f.result()
 
 
 class StagingPool:

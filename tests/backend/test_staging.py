@@ -100,3 +100,23 @@ def test_concurrent_take_and_give_lose_nothing():
     assert not errors
     pool.reclaim()
     assert pool.outstanding == 0 and pool.parked == 0
+
+
+@pytest.mark.parametrize("shape,dtype", [((1000, 4), np.uint64), ((9 << 20) + 3, np.uint64), ((5,), np.uint8)])
+def test_copy_into_copies_every_byte(shape, dtype):
+    """Large arrays go in page-aligned chunks on several threads: the last chunk's odd size too."""
+    from cuzk.backend.staging import copy_into
+
+    src = np.random.default_rng(1).integers(0, 2**63, shape, dtype=np.uint64).astype(dtype)
+    dst = np.zeros_like(src)
+    copy_into(dst, src)
+    assert np.array_equal(dst, src)
+
+
+def test_copy_into_refuses_mismatched_arrays():
+    from cuzk.backend.staging import copy_into
+
+    with pytest.raises(ValueError, match="equal size"):
+        copy_into(np.zeros(8, np.uint64), np.zeros(9, np.uint64))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        copy_into(np.zeros(8, np.uint64), np.zeros(16, np.uint64)[::2])

@@ -4,7 +4,8 @@ Pageable: `cp.asarray`, the driver stages the copy (about 7 GB/s measured on
 the H200 machine). Pinned: the vector is copied into a page-locked buffer
 taken from a pool keyed by size (allocated once, reused for every proof,
 never pinned per proof), then DMA'd at about 51 GB/s; the copy into the
-buffer costs a host memcpy, so which mode wins end to end is measured by
+buffer costs a host memcpy (on several threads: staging.copy_into), so
+which mode wins end to end is measured by
 `cuzk bench prove --transfer` (BENCHMARKS.md) and the faster one is the
 default. Arrays that already live in a pool buffer (`host_array`) skip the
 memcpy: a producer that writes there pays only the DMA.
@@ -21,7 +22,7 @@ import threading
 import cupy as cp
 import numpy as np
 
-from ..staging import StagingPool
+from ..staging import StagingPool, copy_into
 
 MODES = ("pageable", "pinned")
 
@@ -79,7 +80,7 @@ class Uploader:
             return out
         staging = self.host_array(a.shape, a.dtype)
         try:
-            np.copyto(staging, a)
+            copy_into(staging, a)
             out.set(staging)
         except BaseException:
             cp.cuda.get_current_stream().synchronize()
@@ -113,7 +114,7 @@ class Uploader:
         src = self.host_array(a.shape, a.dtype) if staged else a
         try:
             if staged:
-                np.copyto(src, a)
+                copy_into(src, a)
             out.set(src, stream=stream)
             stream.record(ready)
         except BaseException:
