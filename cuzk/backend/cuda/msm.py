@@ -14,6 +14,7 @@ point) without multiplying the buckets to reduce.
 
 from __future__ import annotations
 
+import functools
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +34,16 @@ SEGMENT = 16  # buckets per reduction thread: 2^15-bucket windows give 2048 thre
 ACC_WAVES = 24
 ACC_BLOCKS = 2
 MIN_RUN = 16
+
+
+@functools.cache
+def _sm_count(device: int) -> int:
+    return cp.cuda.Device(device).attributes["MultiProcessorCount"]  # builds every attribute: once a device
+
+
+def sm_count() -> int:
+    """Streaming multiprocessors of the current device (sizes the launches)."""
+    return _sm_count(cp.cuda.runtime.getDevice())
 
 
 class ResidentBases:
@@ -150,7 +161,7 @@ def build_table(curve, group: str, flat: cp.ndarray, c: int, kern=fn) -> WindowT
     pts = cp.empty((nwin * n, flat.shape[1]), dtype=cp.uint32)
     pts[:n] = flat
     scratch = cp.empty(n * 2 * flat.shape[1], dtype=cp.uint32)  # one XYZZ point per base
-    sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+    sms = sm_count()
     blocks = max(1, min(8 * sms, (n + THREADS - 1) // THREADS))
     for w in range(1, nwin):
         kern(curve.name, f"{group}_table_step")((blocks,), (THREADS,),
@@ -238,7 +249,7 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
     total = nwin * n  # at least the entries sorted (zero digits have none); the kernels read the count from offsets[nb]
     words = _coord_words(group, curve) * 4
     with stage("accumulate"):
-        sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+        sms = sm_count()
         run = max(MIN_RUN, -(-total // (ACC_WAVES * sms * ACC_BLOCKS * threads)))
         nthreads = -(-total // run)
         buckets = cp.empty(nb * words, dtype=cp.uint32)
@@ -279,7 +290,7 @@ def _no_phase(label: str):
 
 def batch_add_device(curve, group: str, d_bases: cp.ndarray, idx: cp.ndarray) -> cp.ndarray:
     count = int(idx.shape[0])
-    sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+    sms = sm_count()
     # many waves (3 blocks of 128 threads fit an SM at G1's 166 registers): the last wave's tail is short
     blocks = max(1, min(16 * sms, (count + THREADS - 1) // THREADS))
     words = _coord_words(group, curve) * 4
