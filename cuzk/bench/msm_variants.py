@@ -41,6 +41,9 @@ def module(curve, defines):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):
+        print(__doc__)
+        return
     quick = "--quick" in sys.argv
     args = [a for a in sys.argv[1:] if a != "--quick"]
     table_cs = []

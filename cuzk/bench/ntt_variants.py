@@ -31,6 +31,9 @@ def median_ms(call, repeat: int) -> float:
 
 def main():
     args = sys.argv[1:]
+    if {"-h", "--help"} & set(args):
+        print(__doc__)
+        return
     plans = [(7, 256), (8, 256), (8, 512)]
     if "--plans" in args:
         k = args.index("--plans")
