@@ -13,20 +13,8 @@ import cupy as cp
 import numpy as np
 
 from cuzk.backend.cuda import ntt as N
+from cuzk.bench.report import event_median_ms
 from cuzk.curve import get_curve
-
-
-def median_ms(call, repeat: int) -> float:
-    call()  # warm-up: power tables, first launch
-    times = []
-    for _ in range(repeat):
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        call()
-        end.record()
-        end.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, end))
-    return float(np.median(times))
 
 
 def main():
@@ -48,8 +36,8 @@ def main():
         ref = None
         for stages, tile in plans:
             N.MAX_STAGES, N.TILE = stages, tile
-            fwd = median_ms(lambda: N.ntt(curve.name, a), 7)
-            coset = median_ms(lambda: N.ntt(curve.name, a, coset=g), 7)
+            fwd = event_median_ms(lambda: N.ntt(curve.name, a), repeat=7)
+            coset = event_median_ms(lambda: N.ntt(curve.name, a, coset=g), repeat=7)
             got = (N.ntt(curve.name, a), N.ntt(curve.name, a, coset=g))
             same = ref is None or all(bool((x == y).all()) for x, y in zip(got, ref))
             ref = got if ref is None else ref
