@@ -160,37 +160,48 @@ class CudaBackend(Backend):
         """Groth16 H on the device: per vector an iNTT and a coset NTT, (a*b - c)*s, optional iNTT.
 
         The constants ride on the NTTs' first and last passes: the iNTTs leave out 1/n, the
-        coset NTTs' shift table carries it (g^i / n); the final coset iNTT's table carries
-        g^-k s / n as plain integers, so its Montgomery product also leaves the Montgomery form.
-        One vector at a time: at 2^27 the three transformed together took 39 GB of
-        scratch beside the inputs, and a batch of 2^27 proofs ran out of memory."""
+        coset NTTs' shift table carries it (g^i / n), and b's coset NTT multiplies by a's
+        evaluations as it stores. Back to coefficients (bellperson), C is never evaluated on
+        the coset: the final coset iNTT subtracts C s, C's coefficients (base.py says why), from
+        g^-k s / n times its output; both tables are plain integers, so the Montgomery products
+        also leave the Montgomery form. One vector at a time: at 2^27 the three transformed
+        together took 39 GB of scratch beside the inputs, and a batch of 2^27 proofs ran out of memory."""
         name = as_curve(curve).name
         p = as_curve(curve).fr.p
         with self.device:
             shifted = _ntt.scaled_power_table(name, shift % p, n, pow(n, -1, p))
-            ev = []
-            for v in (a, b, c):
+
+            def upload(v):  # a vector of fewer than n rows is read as it is, the rest counting as zero
                 with self._phase("h2d_abc"):
-                    x = cp.zeros((n, 4), dtype=cp.uint64)
-                    x[: v.shape[0]] = to_device(v)
+                    return to_device(v)
+
+            def evaluate(v, post=None):
+                v = upload(v)
                 with self._phase("intt_abc"):
-                    x = _ntt.transform(name, x, inverse=True)
+                    x = _ntt.transform(name, v, inverse=True, size=n)
+                del v
                 with self._phase("coset_ntt_abc"):
-                    ev.append(_ntt.transform(name, x, pre=shifted))
-                del x
+                    return _ntt.transform(name, x, pre=shifted, post=post)
+
+            threads = 256
+            grid = ((n + threads - 1) // threads,)
+            if to_coefficients:  # canonical coefficients straight from the last pass
+                s = (1 if scale is None else scale) * pow(n, -1, p) % p
+                c = upload(c)
+                with self._phase("intt_abc"):
+                    cs = _ntt.transform(name, c, inverse=True, scale=_ntt.raw(name, s), size=n)
+                del c
+                t = evaluate(b, post=evaluate(a))
+                final = _ntt.scaled_power_table(name, pow(shift, -1, p), n, s, canonical=True)
+                with self._phase("icoset_ntt_h"):
+                    t = _ntt.transform(name, t, inverse=True, post=final, sub=cs)
+                return cp.ascontiguousarray(t[:count])
+            ev = [evaluate(v) for v in (a, b, c)]
             with self._phase("ab_minus_c"):
                 t = cp.empty((n, 4), dtype=cp.uint64)
-                threads = 256
-                grid = ((n + threads - 1) // threads,)
-                s = _ntt.const(name, scale) if scale is not None and not to_coefficients else np.uint64(0)
-                fn(name, "fr_ab_minus_c")(grid, (threads,), (ev[0], ev[1], ev[2], t, s, np.uint64(n)))
+                sc = _ntt.const(name, scale) if scale is not None else np.uint64(0)
+                fn(name, "fr_ab_minus_c")(grid, (threads,), (ev[0], ev[1], ev[2], t, sc, np.uint64(n)))
             del ev
-            if to_coefficients:  # canonical coefficients straight from the last pass
-                final = _ntt.scaled_power_table(name, pow(shift, -1, p), n,
-                                                (1 if scale is None else scale) * pow(n, -1, p), canonical=True)
-                with self._phase("icoset_ntt_h"):
-                    t = _ntt.transform(name, t, inverse=True, post=final)
-                return cp.ascontiguousarray(t[:count])
             out = cp.empty((count, 4), dtype=cp.uint64)
             fn(name, "fr_from_mont")(grid, (threads,), (cp.ascontiguousarray(t[:count]), out, np.uint64(count)))
             return out

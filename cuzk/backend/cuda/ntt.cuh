@@ -50,12 +50,15 @@ __device__ __forceinline__ u64 ntt_last_index(u32 t, u32 gl, u32 log_n, u32 m, u
 // which saves the coset shift its own pass over memory. With LAST (the pass
 // that ends at stage log_n - 1; dst is then another buffer than src) element
 // idx goes to k = bitrev(idx), or (n - k) mod n for the inverse, times
-// *scale and post[k] where given. Separate kernels, so the middle passes keep
-// their registers (46 against 50: one block more per SM).
+// *scale and post[k], minus sub[k], where given. Separate kernels, so the middle passes keep
+// their registers (46 against 50: one block more per SM). A first pass may read
+// only `rows` elements of src, the rest counting as zero (no padded copy of a
+// short input).
 template <bool COSET, bool LAST>
 __device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32* tw, u32 log_n, u32 s0, u32 m,
                                              u32 log_G, const u32* powers, int inverse = 0,
-                                             const u32* scale = nullptr, const u32* post = nullptr) {
+                                             const u32* scale = nullptr, const u32* post = nullptr,
+                                             const u32* sub = nullptr, u64 rows = ~0ull) {
     extern __shared__ uint4 ntt_smem[];
     const u64 n = 1ull << log_n;
     const u64 off = (u64)blockIdx.y * n * fr_t::N;
@@ -72,9 +75,11 @@ __device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32
         if (COSET) {
             fp_mul(fr_t::load(reinterpret_cast<const u32*>(p)), fr_t::load(powers + idx * fr_t::N))
                 .store(reinterpret_cast<u32*>(q));
-        } else {
+        } else if (idx < rows) {
             q[0] = p[0];
             q[1] = p[1];
+        } else {
+            q[0] = q[1] = make_uint4(0, 0, 0, 0);
         }
     }
     __syncthreads();
@@ -112,6 +117,7 @@ __device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32
             fr_t v = fr_t::load(reinterpret_cast<const u32*>(q));
             if (scale) v = fp_mul(v, fr_t::load(scale));
             if (post) v = fp_mul(v, fr_t::load(post + k * fr_t::N));
+            if (sub) v = fp_sub(v, fr_t::load(sub + off + k * fr_t::N));
             v.store(dst + off + k * fr_t::N);
         } else {
             ntt_tile_coords(f, log_G, log_stride, m, t, gl);
@@ -124,8 +130,9 @@ __device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32
     }
 }
 
-extern "C" __global__ void fr_ntt_dif_pass(const u32* src, u32* dst, const u32* tw, u32 log_n, u32 s0, u32 m, u32 log_G) {
-    ntt_dif_pass<false, false>(src, dst, tw, log_n, s0, m, log_G, nullptr);
+extern "C" __global__ void fr_ntt_dif_pass(const u32* src, u32* dst, const u32* tw, u32 log_n, u32 s0, u32 m, u32 log_G,
+                                           u64 rows) {
+    ntt_dif_pass<false, false>(src, dst, tw, log_n, s0, m, log_G, nullptr, 0, nullptr, nullptr, nullptr, rows);
 }
 
 extern "C" __global__ void fr_ntt_dif_pass_coset(const u32* src, u32* dst, const u32* tw, u32 log_n, u32 m, u32 log_G,
@@ -134,8 +141,8 @@ extern "C" __global__ void fr_ntt_dif_pass_coset(const u32* src, u32* dst, const
 }
 
 extern "C" __global__ void fr_ntt_dif_last(const u32* src, u32* out, const u32* tw, u32 log_n, u32 s0, u32 m, u32 log_G,
-                                           int inverse, const u32* scale, const u32* post) {
-    ntt_dif_pass<false, true>(src, out, tw, log_n, s0, m, log_G, nullptr, inverse, scale, post);
+                                           int inverse, const u32* scale, const u32* post, const u32* sub) {
+    ntt_dif_pass<false, true>(src, out, tw, log_n, s0, m, log_G, nullptr, inverse, scale, post, sub);
 }
 
 // dst[i] = src[i] * powers[i] (coset shift before a transform of one pass), batched on y

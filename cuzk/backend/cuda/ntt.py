@@ -71,16 +71,20 @@ def raw(curve: str, x: int) -> cp.ndarray:
 
 
 def _check(curve: str, values) -> tuple[int, int]:
-    fr = fields_of(curve)[0]
     if values.dtype != cp.uint64 or values.shape[-1] != 4:
         raise ValueError(f"expected uint64[..., n, 4], got {values.dtype} {values.shape}")
     n = values.shape[-2]
+    return n, _log_size(curve, n)
+
+
+def _log_size(curve: str, n: int) -> int:
+    fr = fields_of(curve)[0]
     if n <= 0 or n & (n - 1):
         raise ValueError(f"NTT size must be a power of two, got {n}")
     log_n = n.bit_length() - 1
     if log_n > fr.params.two_adicity:
         raise ValueError(f"NTT size 2^{log_n} exceeds the field's two-adicity {fr.params.two_adicity}")
-    return n, log_n
+    return log_n
 
 
 def passes(log_n: int) -> list[int]:
@@ -109,25 +113,48 @@ def _mul_table(curve: str, src: cp.ndarray, table: cp.ndarray, batch: int, n: in
 
 
 def transform(curve: str, values: cp.ndarray, *, inverse: bool = False, pre: cp.ndarray | None = None,
-              post: cp.ndarray | None = None, scale: cp.ndarray | None = None) -> cp.ndarray:
-    """Output k = sum_i values[i] pre[i] w^(+-ik), times scale and post[k] (each where given):
-    the DFT over w (inverse: over 1/w, without the 1/n, which `scale` or `post` may carry).
-    pre is applied as the first pass loads, scale and post as the last one stores."""
-    n, log_n = _check(curve, values)
+              post: cp.ndarray | None = None, scale: cp.ndarray | None = None,
+              sub: cp.ndarray | None = None, size: int | None = None) -> cp.ndarray:
+    """Output k = sum_i values[i] pre[i] w^(+-ik), times scale and post[k], minus sub[k] (each where
+    given): the DFT over w (inverse: over 1/w, without the 1/n, which `scale` or `post` may carry).
+    pre is applied as the first pass loads; scale, post and sub (shaped like the output) as the last
+    one stores. With `size`, a single vector of fewer rows is the first rows of one of that size,
+    the rest zero: the first pass reads it as it is, instead of a padded copy."""
+    rows = None
+    if size is not None and values.shape[-2] > size:
+        raise ValueError(f"{values.shape[-2]} rows do not fit an NTT of size {size}")
+    if size is not None and values.ndim == 2 and values.shape[0] < size:
+        short = cp.ascontiguousarray(values)
+        if short.shape[0] and pre is None and size > 1 << MAX_STAGES:  # a middle pass first: reads it as it is
+            _check(curve, short[:1])
+            rows = short.shape[0]
+        else:  # the first pass is the coset or the last kernel: pad
+            values = cp.zeros((size, 4), dtype=cp.uint64)
+            values[: short.shape[0]] = short
+    if rows is not None:
+        n, log_n, batch, src, shape = size, _log_size(curve, size), 1, short, (size, 4)
+    else:
+        n, log_n = _check(curve, values)
+        batch = int(np.prod(values.shape[:-2], dtype=np.int64)) if values.ndim > 2 else 1
+        src, shape = cp.ascontiguousarray(values).reshape(batch, n, 4), values.shape
     fr = fields_of(curve)[0]
-    batch = int(np.prod(values.shape[:-2], dtype=np.int64)) if values.ndim > 2 else 1
-    src = cp.ascontiguousarray(values).reshape(batch, n, 4)
+    if sub is not None:
+        sub = cp.ascontiguousarray(sub)
+        if sub.shape != shape or sub.dtype != cp.uint64:
+            raise ValueError(f"sub must be uint64{shape}, got {sub.dtype} {sub.shape}")
     if log_n == 0:  # n = 1: the tables' single entries
         out = src.copy()
         for t in (pre, scale, post):
             if t is not None:
                 out = _mul_table(curve, out, t, batch, 1)
-        return out.reshape(values.shape)
+        if sub is not None:
+            out = cp.asarray(fr.sub(cp.asnumpy(out).reshape(-1, 4), cp.asnumpy(sub).reshape(-1, 4))).reshape(out.shape)
+        return out.reshape(shape)
     if pre is not None and log_n <= MAX_STAGES:  # one pass: the coset kernel cannot also be the last
         src, pre = _mul_table(curve, src, pre, batch, n), None
     tw = power_table(curve, fr.params.root_of_unity_of_order(log_n), max(1, n // 2))
-    out = cp.empty_like(src)
-    data = cp.empty_like(src) if log_n > MAX_STAGES else None
+    out = cp.empty((batch, n, 4), dtype=cp.uint64)
+    data = cp.empty((batch, n, 4), dtype=cp.uint64) if log_n > MAX_STAGES else None
     s0 = 0
     for m in passes(log_n):
         log_g = min((TILE >> m).bit_length() - 1, log_n - m)
@@ -136,13 +163,15 @@ def transform(curve: str, values: cp.ndarray, *, inverse: bool = False, pre: cp.
             fn(curve, "fr_ntt_dif_last")(grid, block, (src, out, tw, np.uint32(log_n), np.uint32(s0), np.uint32(m),
                                                        np.uint32(log_g), np.int32(1 if inverse else 0),
                                                        scale if scale is not None else np.uint64(0),
-                                                       post if post is not None else np.uint64(0)), shared_mem=smem)
+                                                       post if post is not None else np.uint64(0),
+                                                       sub if sub is not None else np.uint64(0)), shared_mem=smem)
         elif s0 == 0 and pre is not None:
             fn(curve, "fr_ntt_dif_pass_coset")(grid, block, (src, data, tw, np.uint32(log_n), np.uint32(m),
                                                              np.uint32(log_g), pre), shared_mem=smem)
         else:
             fn(curve, "fr_ntt_dif_pass")(grid, block, (src, data, tw, np.uint32(log_n), np.uint32(s0), np.uint32(m),
-                                                       np.uint32(log_g)), shared_mem=smem)
+                                                       np.uint32(log_g), np.uint64(rows if s0 == 0 and rows else n)),
+                                         shared_mem=smem)
         src = data
         s0 += m
-    return out.reshape(values.shape)
+    return out.reshape(shape)
