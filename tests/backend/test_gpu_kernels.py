@@ -246,6 +246,63 @@ def test_msm_every_window_width(curve_name, group, log_n):
         assert pool.G.to_ints(got[None])[0] == pool.expect([pool.logs[i] for i in idx], ints), f"c = {c}"
 
 
+@pytest.mark.parametrize("log_n,rows", [(12, 3001), (6, 40)])
+def test_transform_of_a_short_vector_minus_a_table(cuda, log_n, rows):
+    """transform(size=n, sub=...) of fewer than n rows equals the CPU NTT of the zero-padded vector
+    minus the table: read as it is by a first middle pass (2^12), padded before a single pass (2^6)."""
+    import cupy as cp
+
+    from cuzk.backend.cuda import ntt as cuda_ntt
+
+    name = "bls12_381"
+    fr = get_curve(name).fr
+    n = 1 << log_n
+    rng = np.random.default_rng(log_n)
+    a, sub = fr.random(rows, rng), fr.random(n, rng)
+    padded = np.zeros((n, 4), dtype=np.uint64)
+    padded[:rows] = a
+    cpu, g = get_backend("cpu"), fr.params.generator
+    cases = [(dict(), dict()), (dict(inverse=True, scale=cuda_ntt.const(name, pow(n, -1, fr.p))), dict(inverse=True)),
+             (dict(pre=cuda_ntt.power_table(name, g, n)), dict(coset=g))]
+    for kw, cpu_kw in cases:
+        got = cuda_ntt.transform(name, cp.asarray(a), size=n, sub=cp.asarray(sub), **kw).get()
+        assert np.array_equal(got, fr.sub(cpu.ntt(name, padded, **cpu_kw), sub)), kw
+    with pytest.raises(ValueError, match="do not fit"):
+        cuda_ntt.transform(name, cp.asarray(padded), size=n // 2)
+
+
+def test_classify_finds_every_zero_one_and_other(cuda):
+    """msm_classify against numpy: every index of a scalar 1 and of a scalar neither 0 nor 1, once,
+    each block's indices contiguous and increasing; near misses of 1 count as others."""
+    import cupy as cp
+
+    from cuzk.backend.cuda import msm as cuda_msm
+    from cuzk.backend.cuda.module import fn
+
+    rng = np.random.default_rng(4)
+    block = cuda_msm.CLASSIFY_BLOCK
+    n = 3 * block + 37
+    s = rng.integers(0, 2**63, (n, 4), dtype=np.uint64)
+    kind = rng.integers(0, 3, n)
+    kind[: block // 2] = 1  # a run of ones, then blocks of mixed classes
+    s[kind == 0] = 0
+    s[kind == 1] = [1, 0, 0, 0]
+    for i, row in zip(range(block, block + 4), ([1, 0, 0, 1 << 62], [0, 1, 0, 0], [2, 0, 0, 0], [1, 1, 0, 0])):
+        s[i], kind[i] = row, 2
+    ones, others = cp.empty(n, dtype=cp.uint32), cp.empty(n, dtype=cp.uint32)
+    counts = cp.zeros(2, dtype=cp.uint32)
+    fn("bls12_381", "msm_classify")(((n + block - 1) // block,), (256,),
+                                    (cp.asarray(s).view(cp.uint32), np.uint64(n), ones, others, counts))
+    n1, n2 = (int(x) for x in counts.get())
+    for got, want in ((ones.get()[:n1], np.flatnonzero(kind == 1)), (others.get()[:n2], np.flatnonzero(kind == 2))):
+        assert np.array_equal(np.sort(got), want)
+        blk = got // block
+        starts = np.flatnonzero(np.r_[True, blk[1:] != blk[:-1]])
+        assert len(starts) == len(np.unique(blk))  # one contiguous run per block
+        runs = np.split(got, starts[1:])
+        assert all((np.diff(r) > 0).all() for r in runs)
+
+
 def test_msm_2_20_matches_the_oracle(cuda):
     """2^20 scalars (random, with 0, 1 and r - 1 mixed in) through msm(): classification, batch
     addition and a window table at the size where the prover's MSMs begin."""

@@ -26,30 +26,54 @@ __device__ __forceinline__ void load_scalar(const u32* scalars, u64 i, u32* s) {
 // batch-addition kernel; order is irrelevant, the sum is exact) and of the
 // scalars that are neither 0 nor 1 (Pippenger's; gathered when they are few,
 // so its digit and sort passes cover only them). counts[0] = ones, counts[1] = others.
-extern "C" __global__ void msm_classify(const u32* scalars, u64 n, u32* ones, u32* others, u32* counts) {
-    // one atomic per warp and class (ballot, then each lane's rank among its class), so a warp's
-    // indices stay in order; measured no faster than one atomic per scalar (~5 ms at 2^27, BENCHMARKS.md)
-    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;  // blockDim is a multiple of 32
-    u32 kind = 0;  // 0: zero, 1: one, 2: other
-    if (i < n) {
-        u32 s[8];
-        load_scalar(scalars, i, s);
-        u32 any = 0;
+// A block takes CLASSIFY_ROUNDS runs of 256 consecutive scalars and claims its places with one
+// atomic per class: the L2 serializes atomics on one address, and one per warp (2^22 at 2^27)
+// held the pass at ~5 ms, about 4x its memory traffic. Each warp's ballots rank its lanes, so
+// the indices of a block come out in increasing order.
+#define CLASSIFY_ROUNDS 8
+extern "C" __global__ void __launch_bounds__(256) msm_classify(const u32* scalars, u64 n, u32* ones, u32* others,
+                                                               u32* counts) {
+    __shared__ u32 rank[2][CLASSIFY_ROUNDS * 8];  // (round, warp) -> its first place, per class
+    __shared__ u32 base[2];
+    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, below = (1u << lane) - 1;
+    const u64 b0 = (u64)blockIdx.x * (256 * CLASSIFY_ROUNDS) + threadIdx.x;
+    u32 m1[CLASSIFY_ROUNDS], m2[CLASSIFY_ROUNDS];
 #pragma unroll
-        for (int k = 0; k < 8; k++) any |= s[k];
-        kind = !any ? 0u : (scalar_is_one(s) ? 1u : 2u);
+    for (int r = 0; r < CLASSIFY_ROUNDS; r++) {
+        const u64 i = b0 + r * 256;
+        u32 kind = 0;  // 0: zero, 1: one, 2: other
+        if (i < n) {
+            u32 s[8];
+            load_scalar(scalars, i, s);
+            u32 any = 0;
+#pragma unroll
+            for (int k = 0; k < 8; k++) any |= s[k];
+            kind = !any ? 0u : (scalar_is_one(s) ? 1u : 2u);
+        }
+        m1[r] = __ballot_sync(0xffffffffu, kind == 1);
+        m2[r] = __ballot_sync(0xffffffffu, kind == 2);
+        if (lane == 0) {
+            rank[0][r * 8 + warp] = __popc(m1[r]);
+            rank[1][r * 8 + warp] = __popc(m2[r]);
+        }
     }
-    const u32 lane = threadIdx.x & 31, below = (1u << lane) - 1;
-    const u32 m1 = __ballot_sync(0xffffffffu, kind == 1), m2 = __ballot_sync(0xffffffffu, kind == 2);
-    u32 b1 = 0, b2 = 0;
-    if (lane == 0) {
-        if (m1) b1 = atomicAdd(&counts[0], (u32)__popc(m1));
-        if (m2) b2 = atomicAdd(&counts[1], (u32)__popc(m2));
+    __syncthreads();
+    if (threadIdx.x < 2) {  // exclusive scan of the block's counts, then one atomic per class
+        u32 run = 0;
+        for (int k = 0; k < CLASSIFY_ROUNDS * 8; k++) {
+            const u32 c = rank[threadIdx.x][k];
+            rank[threadIdx.x][k] = run;
+            run += c;
+        }
+        base[threadIdx.x] = run ? atomicAdd(&counts[threadIdx.x], run) : 0;
     }
-    b1 = __shfl_sync(0xffffffffu, b1, 0);
-    b2 = __shfl_sync(0xffffffffu, b2, 0);
-    if (kind == 1) ones[b1 + __popc(m1 & below)] = (u32)i;
-    else if (kind == 2) others[b2 + __popc(m2 & below)] = (u32)i;
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < CLASSIFY_ROUNDS; r++) {
+        const u32 i = (u32)(b0 + r * 256);
+        if ((m1[r] >> lane) & 1) ones[base[0] + rank[0][r * 8 + warp] + __popc(m1[r] & below)] = i;
+        else if ((m2[r] >> lane) & 1) others[base[1] + rank[1][r * 8 + warp] + __popc(m2[r] & below)] = i;
+    }
 }
 
 // Signed digits of each scalar (canonical, 8 x u32 limbs): for point i and

@@ -29,11 +29,14 @@ from .module import fn
 THREADS = 128
 ACC_THREADS = 128  # accumulate block size (even/odd mul, H200, 2^24 c=16): 118 ms at 64 or 128, 131 at 256
 SEGMENT = 16  # buckets per reduction thread: 2^15-bucket windows give 2048 threads each
+MAX_SEGMENT = 64  # ... or up to 64 while REDUCE_THREADS threads remain
+REDUCE_THREADS = 1 << 16
 # accumulation: threads sum equal runs of the sorted entries, at least MIN_RUN each, in about
 # ACC_WAVES full waves of ACC_BLOCKS resident blocks per SM (msm.cuh's launch bounds, G1 and G2)
 ACC_WAVES = 24
 ACC_BLOCKS = 2
 MIN_RUN = 16
+CLASSIFY_BLOCK = 256 * 8  # scalars a classification block takes (msm.cuh's CLASSIFY_ROUNDS runs of 256)
 
 
 @functools.cache
@@ -219,6 +222,16 @@ def bucket_sort(curve_name: str, d_scalars: cp.ndarray, n: int, c: int, nwin: in
     return offsets, ordered
 
 
+def segment_length(nb: int, half: int) -> int:
+    """Buckets per reduction thread. A segment ends with a double-and-add by its first bucket's
+    index (~19 doublings at c = 20), which a longer segment shares among more buckets: the plain
+    MSM's 13 windows of 2^19 buckets (2^26 and up) get 64, smaller sets keep 16 for parallelism."""
+    seg = SEGMENT
+    while seg < MAX_SEGMENT and nb // (2 * seg) >= REDUCE_THREADS:
+        seg *= 2
+    return min(half, seg)
+
+
 def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: int, *, c: int | None = None,
               threads: int = ACC_THREADS, kern=fn, timer=None, work: int | None = None,
               table: WindowTable | None = None, index: cp.ndarray | None = None) -> cp.ndarray:
@@ -263,7 +276,7 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
                                                        (offsets, np.uint32(nb), np.uint32(run), first, last, buckets))
         del ordered, first, last
     with stage("reduce"):
-        seglen = min(half, SEGMENT)
+        seglen = segment_length(nb, half)
         nseg = half // seglen
         segs = cp.empty((1 if table is not None else nwin) * nseg * words, dtype=cp.uint32)
         kern(curve.name, f"{group}_msm_reduce_segments")((((nb // seglen) + THREADS - 1) // THREADS,), (THREADS,),
@@ -337,7 +350,8 @@ def msm(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, timer=Non
         ones = cp.empty(n, dtype=cp.uint32)
         others = cp.empty(n, dtype=cp.uint32)
         counts = cp.zeros(2, dtype=cp.uint32)
-        fn(curve.name, "msm_classify")(((n + 255) // 256,), (256,), (s32, np.uint64(n), ones, others, counts))
+        fn(curve.name, "msm_classify")(((n + CLASSIFY_BLOCK - 1) // CLASSIFY_BLOCK,), (256,),
+                                       (s32, np.uint64(n), ones, others, counts))
         n_one, n_other = (int(x) for x in counts.get())
     parts = []
     if n_one:
