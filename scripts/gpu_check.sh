@@ -10,7 +10,7 @@
 #   (SECTOR_TESTS: others) in the time left (CALL_S), AB_NTT=1: then ntt_ab; CURVES: the curves whose kernels the compile step builds;
 #   final: GPU kernel/table/Groth16/pairing tests, bench aggregate (AGG_S=0 skips it), bench latency 2^20 (resident cuda,
 #   rapidsnark in .anchors/);
-#   prove24: bench prove 2^18 (verified) and 2^24, three proofs each; prove27: bench prove 2^27, a batch of 3;
+#   prove24: bench prove 2^18 (verified) and 2^24, three proofs each; prove27: bench prove 2^27, batches of BATCH (3);
 #   porep: bench prove --kind porep-c2-like (PRESET, default 32g: a sector's 2^27 partition; random key) batch of BATCH,
 #   then the GPU kernel/table/Groth16/pairing tests in the time left;
 #   sweep: bench aggregate n = 64..8192 (cuda), then bench prove 2^27 batch of 3 (PROVE27=0 skips it);
@@ -170,9 +170,9 @@ if [ "$MODE" = partition ]; then  # issue 16: GPU kernel tests, one proof at 2^2
     --json "$OUT/prove27_batch3.json" 2>&1 | tee "$OUT/bench_prove27.txt"
   exit 0
 fi
-if [ "$MODE" = prove27 ]; then  # issue 16's partition figure: a batch of 3 at 2^27 (stamped SHA-256, random key), ~130 s
-  timeout ${PROVE_S:-300} python3 -m cuzk bench prove --backend cuda --sizes 27 --batch 3 --repeat 1 \
-    --json "$OUT/prove27_batch3.json" 2>&1 | tee "$OUT/bench_prove27.txt"
+if [ "$MODE" = prove27 ]; then  # issue 16's partition figure: batches of BATCH (3; 3,10: both on one circuit) at 2^27 (stamped SHA-256, random key), ~130 s
+  timeout ${PROVE_S:-420} python3 -m cuzk bench prove --backend cuda --sizes 27 --batch "${BATCH:-3}" --repeat 1 \
+    --json "$OUT/prove27.json" 2>&1 | tee "$OUT/bench_prove27.txt"
   save_cache; exit 0
 fi
 if [ "$MODE" = prove24 ]; then  # issue 16's proof rows at 2^18 (real setup, verified) and 2^24 (random key), nothing else

@@ -100,10 +100,11 @@ def _backend(name: str, transfer: str):
 
 
 def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None, verify_up_to: int = 20,
-        json_path: str | None = None, out=None, batch: int = 1, kind: str | None = None, preset: str = "medium",
+        json_path: str | None = None, out=None, batches=(1,), kind: str | None = None, preset: str = "medium",
         seed: int = 1) -> list[dict]:
     """`transfers`: host-to-device modes to compare on the GPU (default pageable; the CPU has only pageable).
-    With `kind`, partition 0 of that workload circuit at `preset` instead of the SHA-256 `sizes`."""
+    With `kind`, partition 0 of that workload circuit at `preset` instead of the SHA-256 `sizes`. Each
+    batch size in `batches` is one more set of runs over the same circuit, witness and key."""
     out = out or sys.stdout
     backend_name = get_backend(backend_name).name  # "auto": what it picks; BackendUnavailable: one line, exit 2
     transfers = tuple(transfers or ("pageable",)) if backend_name == "cuda" else ("pageable",)
@@ -122,11 +123,14 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
         print(f"2^{log_rows}: {what}, {cc.num_rows} rows, {cc.num_vars} variables; circuit and witness "
               f"{synth_s:.1f} s, {'setup' if real else 'random key'} {key_s:.1f} s", file=out, flush=True)
         public = cc.fr.to_ints(w[1:cc.num_inputs]) if real else None
-        cases = [(mode, pinned) for mode in transfers for pinned in ((False, True) if mode == "pinned" else (False,))]
-        if batch > 1:  # a batch prefetches every witness through pinned staging, whatever the mode
-            cases = list(dict.fromkeys(("pinned", pinned) for _, pinned in cases))
-        for mode, pinned_input in cases:
-            backend = _backend(backend_name, mode)
+        plain = [(mode, pinned) for mode in transfers for pinned in ((False, True) if mode == "pinned" else (False,))]
+        # a batch prefetches every witness through pinned staging, whatever the mode
+        batched = list(dict.fromkeys(("pinned", pinned) for _, pinned in plain))
+        backends = {}  # one per mode: a second one would hold a second copy of the resident bases
+        for batch, mode, pinned_input in [(k, *c) for k in batches for c in (plain if k == 1 else batched)]:
+            if mode not in backends:
+                backends[mode] = _backend(backend_name, mode)
+            backend = backends[mode]
             wi = w
             if pinned_input:
                 wi = backend.uploader.host_array(w.shape, w.dtype)

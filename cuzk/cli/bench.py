@@ -143,6 +143,16 @@ def _log_sizes(text: str) -> list[int]:
     return sizes
 
 
+def _batches(text: str) -> list[int]:
+    try:
+        ks = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        ks = []
+    if not ks or any(k < 1 for k in ks):
+        raise argparse.ArgumentTypeError(f"takes whole numbers of at least 1 like 3 or 3,10, not {text!r}")
+    return list(dict.fromkeys(ks))
+
+
 def _positive(text: str) -> int:
     try:
         n = int(text)
@@ -166,9 +176,10 @@ def _register_prove(bsub) -> None:
                    help="timed proofs (batches with --batch) per case (median reported; default 5)")
     p.add_argument("--transfer", action="append", choices=["pageable", "pinned"],
                    help="host-to-device transfer mode(s) to compare (GPU only; default pageable)")
-    p.add_argument("--batch", type=_positive, default=1, metavar="K",
+    p.add_argument("--batch", type=_batches, default=[1], metavar="K,K,...",
                    help="prove K jobs of the same size per prove_batch call and report ms per proof; on the GPU the "
-                        "next job's witness uploads while the current proof runs (default 1: one proof at a time)")
+                        "next job's witness uploads while the current proof runs (default 1: one proof at a time); "
+                        "several sizes (3,10) share one circuit, witness and key")
     p.add_argument("--verify-up-to", type=int, default=20, metavar="K",
                    help="largest size proved with a real setup and verified (default 20)")
     p.add_argument("--kind", choices=_CircuitNames("KINDS"), metavar="KIND",
@@ -185,7 +196,7 @@ def _prove(args) -> int:
     from cuzk.bench import prove
 
     prove.run(args.backend, sizes=args.sizes, repeat=args.repeat, transfers=args.transfer,
-              verify_up_to=args.verify_up_to, json_path=args.json, batch=args.batch, kind=args.kind,
+              verify_up_to=args.verify_up_to, json_path=args.json, batches=args.batch, kind=args.kind,
               preset=args.preset, seed=args.seed)
     return 0
 

@@ -23,7 +23,17 @@ def test_bench_prove_batch_defaults_to_one_and_rejects_zero(tmp_path, capsys):
     assert main(["bench", "prove", "--backend", "cpu", "--sizes", "8", "--repeat", "1", "--verify-up-to", "8",
                  "--json", str(out)]) == 0
     assert json.loads(out.read_text())[0]["batch"] == 1
-    with pytest.raises(SystemExit) as e:
-        main(["bench", "prove", "--batch", "0"])
-    assert e.value.code == 2
-    assert "--batch" in capsys.readouterr().err
+    for bad in ("0", "3,0", "x"):
+        with pytest.raises(SystemExit) as e:
+            main(["bench", "prove", "--batch", bad])
+        assert e.value.code == 2
+        assert "--batch" in capsys.readouterr().err
+
+
+def test_bench_prove_several_batch_sizes_share_one_circuit(tmp_path, capsys):
+    out = tmp_path / "prove.json"
+    assert main(["bench", "prove", "--backend", "cpu", "--sizes", "8", "--repeat", "1", "--batch", "1,2",
+                 "--verify-up-to", "8", "--json", str(out)]) == 0
+    recs = json.loads(out.read_text())
+    assert [r["batch"] for r in recs] == [1, 2] and all(r["verified"] for r in recs)
+    assert capsys.readouterr().out.count("2^8:") == 1  # the circuit, witness and key made once
