@@ -14,7 +14,10 @@ setup of 2^24 rows costs minutes of CPU and does not change the prover's
 work), and those proofs are timed only, which the output says.
 
 Per size and transfer mode: one warm-up proof, then `--repeat` proofs;
-medians of the wall time and of every phase (CUDA events on the GPU). With
+medians of the wall time and of every phase (CUDA events on the GPU), and
+on the GPU the memory pool's size after them (its high-water mark: the
+pool keeps every block it took; the first batch size run gives it for
+one circuit at a time). With
 `--batch K` each of those is one `prove_batch` of K jobs of the same size,
 and the wall time reported is the batch's divided by K (ms per proof), which
 shows how much of the next witness's upload hides behind the current proof.
@@ -151,7 +154,7 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
             rec = {"op": "prove", "circuit": case, "log_rows": log_rows, "rows": cc.num_rows, "variables": cc.num_vars,
                    "backend": backend.describe(), "transfer": label, "repeat": repeat, "batch": batch,
                    "median_ms": per_proof, "verified": verified, "device_pool_growth_bytes": pool_growth,
-                   "phases_ms": phases}
+                   "device_pool_bytes": _device_pool_bytes(backend), "phases_ms": phases}
             records.append(rec)
             _print(rec, out)
     if json_path:
@@ -168,6 +171,8 @@ def _prove_batch(prover, pk, w, cc, backend, batch: int):
 
 
 def _device_pool_bytes(backend) -> int:
+    """Bytes CuPy's pool holds: it keeps every block it ever took, so after the runs this is the
+    high-water mark of the device memory the proofs used (plus fragmentation)."""
     if backend.name != "cuda":
         return 0
     import cupy as cp  # only on the GPU backend
@@ -180,8 +185,9 @@ def _print(rec: dict, out) -> None:
     ver = {True: "verified", False: "NOT VERIFIED", None: "timing only (random key)"}[rec["verified"]]
     label = rec["transfer"] + (f", batch {rec['batch']}" if rec.get("batch", 1) > 1 else "")
     unit = "ms/proof" if rec.get("batch", 1) > 1 else "ms"
+    held = f"; device pool {rec['device_pool_bytes'] / 2**30:.1f} GiB" if rec.get("device_pool_bytes") else ""
     print(f"  {label:34s} median {rec['median_ms']:9.1f} {unit}  [{ver}; device pool growth "
-          f"{rec['device_pool_growth_bytes']} B]", file=out)
+          f"{rec['device_pool_growth_bytes']} B{held}]", file=out)
     ph = rec["phases_ms"]
     host = [k for k in ph if not k.startswith("gpu:") and k != "total"]
     print("    wall: " + "  ".join(f"{k} {ph[k]:.1f}" for k in host), file=out)
