@@ -129,11 +129,12 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
         plain = [(mode, pinned) for mode in transfers for pinned in ((False, True) if mode == "pinned" else (False,))]
         # a batch prefetches every witness through pinned staging, whatever the mode
         batched = list(dict.fromkeys(("pinned", pinned) for _, pinned in plain))
-        backends = {}  # one per mode: a second one would hold a second copy of the resident bases
+        backend, current = None, None
         for batch, mode, pinned_input in [(k, *c) for k in batches for c in (plain if k == 1 else batched)]:
-            if mode not in backends:
-                backends[mode] = _backend(backend_name, mode)
-            backend = backends[mode]
+            if mode != current:  # one backend at a time: each keeps its own device copy of the bases
+                backend = None
+                _release_device(backend_name)
+                backend, current = _backend(backend_name, mode), mode
             wi = w
             if pinned_input:
                 wi = backend.uploader.host_array(w.shape, w.dtype)
@@ -168,6 +169,18 @@ def _prove_batch(prover, pk, w, cc, backend, batch: int):
     t = time.perf_counter()
     proofs = prover.prove_batch(pk, [(w, cc)] * batch, backend=backend)
     return proofs, (time.perf_counter() - t) * 1e3 / batch
+
+
+def _release_device(backend_name: str) -> None:
+    """Give the device memory of dropped backends back (at 2^27 two sets of resident bases do not fit)."""
+    if backend_name != "cuda":
+        return
+    import gc
+
+    import cupy as cp  # only on the GPU backend
+
+    gc.collect()
+    cp.get_default_memory_pool().free_all_blocks()
 
 
 def _device_pool_bytes(backend) -> int:
