@@ -6,7 +6,9 @@ Both reductions start from the evaluations a, b, c of the constraint rows
 - bellperson (libsnark): H bases are tau^i t(tau)/delta for i < n-1, so
   h = (A(x)B(x) - C(x)) / t(x) in coefficient form: iNTT, coset NTT with the
   field's multiplicative generator g, pointwise (a*b - c) / (g^n - 1),
-  inverse coset NTT, first n-1 coefficients.
+  inverse coset NTT, first n-1 coefficients (the backends subtract C's
+  coefficients after that inverse instead of evaluating C on the coset:
+  Backend.quotient).
 - snarkjs (circom): H bases are already divided by t and tied to the odd
   coset of the 2n-th roots of unity, so h_i = a'_i b'_i - c'_i where x' is
   the evaluation of the interpolated polynomial on w_2n * <w_n>.
