@@ -269,6 +269,8 @@ def test_transform_of_a_short_vector_minus_a_table(cuda, log_n, rows):
         assert np.array_equal(got, fr.sub(cpu.ntt(name, padded, **cpu_kw), sub)), kw
     with pytest.raises(ValueError, match="do not fit"):
         cuda_ntt.transform(name, cp.asarray(padded), size=n // 2)
+    with pytest.raises(ValueError, match="single vector"):
+        cuda_ntt.transform(name, cp.asarray(padded[: n // 2]).reshape(2, n // 4, 4), size=n)
 
 
 def test_classify_finds_every_zero_one_and_other(cuda):

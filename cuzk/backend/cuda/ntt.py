@@ -123,6 +123,8 @@ def transform(curve: str, values: cp.ndarray, *, inverse: bool = False, pre: cp.
     rows = None
     if size is not None and values.shape[-2] > size:
         raise ValueError(f"{values.shape[-2]} rows do not fit an NTT of size {size}")
+    if size is not None and values.ndim != 2 and values.shape[-2] != size:
+        raise ValueError(f"size= pads a single vector (n, 4), not a batch {values.shape}")
     if size is not None and values.ndim == 2 and values.shape[0] < size:
         short = cp.ascontiguousarray(values)
         if short.shape[0] and pre is None and size > 1 << MAX_STAGES:  # a middle pass first: reads it as it is
