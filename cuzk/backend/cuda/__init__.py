@@ -183,8 +183,6 @@ class CudaBackend(Backend):
                 with self._phase("coset_ntt_abc"):
                     return _ntt.transform(name, x, pre=shifted, post=post)
 
-            threads = 256
-            grid = ((n + threads - 1) // threads,)
             if to_coefficients:  # canonical coefficients straight from the last pass
                 s = (1 if scale is None else scale) * pow(n, -1, p) % p
                 c = upload(c)
@@ -197,6 +195,8 @@ class CudaBackend(Backend):
                     t = _ntt.transform(name, t, inverse=True, post=final, sub=cs)
                 return cp.ascontiguousarray(t[:count])
             ev = [evaluate(v) for v in (a, b, c)]
+            threads = 256
+            grid = ((n + threads - 1) // threads,)
             with self._phase("ab_minus_c"):
                 t = cp.empty((n, 4), dtype=cp.uint64)
                 sc = _ntt.const(name, scale) if scale is not None else np.uint64(0)

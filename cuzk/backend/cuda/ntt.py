@@ -123,18 +123,17 @@ def transform(curve: str, values: cp.ndarray, *, inverse: bool = False, pre: cp.
     rows = None
     if size is not None and values.shape[-2] > size:
         raise ValueError(f"{values.shape[-2]} rows do not fit an NTT of size {size}")
-    if size is not None and values.ndim != 2 and values.shape[-2] != size:
-        raise ValueError(f"size= pads a single vector (n, 4), not a batch {values.shape}")
-    if size is not None and values.ndim == 2 and values.shape[0] < size:
-        short = cp.ascontiguousarray(values)
-        if short.shape[0] and pre is None and size > 1 << MAX_STAGES:  # a middle pass first: reads it as it is
-            _check(curve, short[:1])
-            rows = short.shape[0]
+    if size is not None and values.shape[-2] < size:
+        if values.ndim != 2:
+            raise ValueError(f"size= pads a single vector (n, 4), not a batch {values.shape}")
+        if len(values) and pre is None and size > 1 << MAX_STAGES:  # a middle pass first: reads it as it is
+            _check(curve, values[:1])
+            rows = len(values)
         else:  # the first pass is the coset or the last kernel: pad
-            values = cp.zeros((size, 4), dtype=cp.uint64)
-            values[: short.shape[0]] = short
+            values = cp.concatenate([values, cp.zeros((size - len(values), 4), dtype=cp.uint64)])
     if rows is not None:
-        n, log_n, batch, src, shape = size, _log_size(curve, size), 1, short, (size, 4)
+        n, log_n, batch, shape = size, _log_size(curve, size), 1, (size, 4)
+        src = cp.ascontiguousarray(values)
     else:
         n, log_n = _check(curve, values)
         batch = int(np.prod(values.shape[:-2], dtype=np.int64)) if values.ndim > 2 else 1
