@@ -1,13 +1,18 @@
 """NTT pass planning on the device: forward and coset NTT times for several
 (stages per pass, tile) settings in one process, each result checked against
-the first setting's. A tuning tool for cuzk.backend.cuda.ntt (whose
+the first setting's. Beside each single-call time (CUDA events around one
+call, as `bench kernels` takes it): the host's time to launch one call, and
+the device time per call of 10 calls queued back to back (the launches
+hidden, as in a prover that runs ahead of the GPU). A tuning tool for cuzk.backend.cuda.ntt (whose
 MAX_STAGES and TILE it sets), run on the device machine by
 scripts/gpu_check.sh.
 
     python -m cuzk.bench.ntt_variants [--plans 7x256,8x256,8x512] [log_n ...]
 """
 
+import statistics
 import sys
+import time
 
 import cupy as cp
 import numpy as np
@@ -15,6 +20,25 @@ import numpy as np
 from cuzk.backend.cuda import ntt as N
 from cuzk.bench.report import event_median_ms
 from cuzk.curve import get_curve
+
+
+def host_and_queued_ms(fn, calls: int = 10) -> tuple[float, float]:
+    """(host ms to launch one call, device ms per call of `calls` queued back to back)."""
+    fn()
+    cp.cuda.Device().synchronize()
+    host = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        fn()
+        host.append((time.perf_counter() - t0) * 1e3)
+        cp.cuda.Device().synchronize()
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    start.record()
+    for _ in range(calls):
+        fn()
+    end.record()
+    end.synchronize()
+    return statistics.median(host), cp.cuda.get_elapsed_time(start, end) / calls
 
 
 def main():
@@ -38,11 +62,13 @@ def main():
             N.MAX_STAGES, N.TILE = stages, tile
             fwd = event_median_ms(lambda: N.ntt(curve.name, a), repeat=7)
             coset = event_median_ms(lambda: N.ntt(curve.name, a, coset=g), repeat=7)
+            host, queued = host_and_queued_ms(lambda: N.ntt(curve.name, a))
             got = (N.ntt(curve.name, a), N.ntt(curve.name, a, coset=g))
             same = ref is None or all(bool((x == y).all()) for x, y in zip(got, ref))
             ref = got if ref is None else ref
             print(f"2^{log_n} stages {stages} tile {tile} passes {N.passes(log_n)}: forward {fwd:.3f} ms, "
-                  f"coset {coset:.3f} ms" + ("" if same else "  RESULT DIFFERS"), flush=True)
+                  f"coset {coset:.3f} ms; forward: host {host:.3f} ms a call, queued {queued:.3f} ms a call"
+                  + ("" if same else "  RESULT DIFFERS"), flush=True)
             del got
         del a, ref
         cp.get_default_memory_pool().free_all_blocks()

@@ -96,13 +96,39 @@ def passes(log_n: int) -> list[int]:
 
 def ntt(curve: str, values: cp.ndarray, inverse: bool = False, coset: int | None = None) -> cp.ndarray:
     """Device NTT over the last two axes (n, 4) of `values`; returns a new array."""
-    fr = fields_of(curve)[0]
     n, _ = _check(curve, values)
     if not inverse:
-        pre = power_table(curve, coset % fr.p, n) if coset is not None else None
-        return transform(curve, values, pre=pre)
-    post = power_table(curve, pow(coset, -1, fr.p), n) if coset is not None else None
-    return transform(curve, values, inverse=True, scale=const(curve, pow(n, -1, fr.p)), post=post)
+        return transform(curve, values, pre=_coset_table(curve, coset, n, False) if coset is not None else None)
+    return transform(curve, values, inverse=True, scale=_inverse_of(curve, n),
+                     post=_coset_table(curve, coset, n, True) if coset is not None else None)
+
+
+@functools.lru_cache(maxsize=64)
+def _coset_table(curve: str, coset: int, n: int, inverse: bool) -> cp.ndarray:
+    p = fields_of(curve)[0].p
+    return power_table(curve, pow(coset, -1, p) if inverse else coset % p, n)
+
+
+@functools.lru_cache(maxsize=64)
+def _inverse_of(curve: str, n: int) -> cp.ndarray:
+    return const(curve, pow(n, -1, fields_of(curve)[0].p))
+
+
+@functools.lru_cache(maxsize=128)
+def _plan(curve: str, log_n: int, max_stages: int, tile: int) -> tuple:
+    """The twiddles and, per pass, (s0, m, grid x, block, shared bytes, kernel scalars): made once
+    per size, so that a call's host time before its first launch stays short (at 2^20 the
+    whole transform takes ~0.3 ms on the device)."""
+    fr = fields_of(curve)[0]
+    n = 1 << log_n
+    tw = power_table(curve, fr.params.root_of_unity_of_order(log_n), max(1, n // 2))
+    out, s0 = [], 0
+    for m in passes(log_n):
+        log_g = min((tile >> m).bit_length() - 1, log_n - m)
+        out.append((s0, m, (n >> m) >> log_g, (min(512, (1 << (log_g + m)) // 2),), (1 << (log_g + m)) * 32,
+                    (np.uint32(log_n), np.uint32(s0), np.uint32(m), np.uint32(log_g))))
+        s0 += m
+    return tw, tuple(out)
 
 
 def _mul_table(curve: str, src: cp.ndarray, table: cp.ndarray, batch: int, n: int) -> cp.ndarray:
@@ -153,26 +179,22 @@ def transform(curve: str, values: cp.ndarray, *, inverse: bool = False, pre: cp.
         return out.reshape(shape)
     if pre is not None and log_n <= MAX_STAGES:  # one pass: the coset kernel cannot also be the last
         src, pre = _mul_table(curve, src, pre, batch, n), None
-    tw = power_table(curve, fr.params.root_of_unity_of_order(log_n), max(1, n // 2))
+    tw, launches = _plan(curve, log_n, MAX_STAGES, TILE)
     out = cp.empty((batch, n, 4), dtype=cp.uint64)
     data = cp.empty((batch, n, 4), dtype=cp.uint64) if log_n > MAX_STAGES else None
-    s0 = 0
-    for m in passes(log_n):
-        log_g = min((TILE >> m).bit_length() - 1, log_n - m)
-        grid, block, smem = ((n >> m) >> log_g, batch), (min(512, (1 << (log_g + m)) // 2),), (1 << (log_g + m)) * 32
+    for s0, m, grid_x, block, smem, (u_log_n, u_s0, u_m, u_log_g) in launches:
+        grid = (grid_x, batch)
         if s0 + m == log_n:
-            fn(curve, "fr_ntt_dif_last")(grid, block, (src, out, tw, np.uint32(log_n), np.uint32(s0), np.uint32(m),
-                                                       np.uint32(log_g), np.int32(1 if inverse else 0),
+            fn(curve, "fr_ntt_dif_last")(grid, block, (src, out, tw, u_log_n, u_s0, u_m, u_log_g,
+                                                       np.int32(1 if inverse else 0),
                                                        scale if scale is not None else np.uint64(0),
                                                        post if post is not None else np.uint64(0),
                                                        sub if sub is not None else np.uint64(0)), shared_mem=smem)
         elif s0 == 0 and pre is not None:
-            fn(curve, "fr_ntt_dif_pass_coset")(grid, block, (src, data, tw, np.uint32(log_n), np.uint32(m),
-                                                             np.uint32(log_g), pre), shared_mem=smem)
+            fn(curve, "fr_ntt_dif_pass_coset")(grid, block, (src, data, tw, u_log_n, u_m, u_log_g, pre),
+                                               shared_mem=smem)
         else:
-            fn(curve, "fr_ntt_dif_pass")(grid, block, (src, data, tw, np.uint32(log_n), np.uint32(s0), np.uint32(m),
-                                                       np.uint32(log_g), np.uint64(rows if s0 == 0 and rows else n)),
-                                         shared_mem=smem)
+            fn(curve, "fr_ntt_dif_pass")(grid, block, (src, data, tw, u_log_n, u_s0, u_m, u_log_g,
+                                                       np.uint64(rows if s0 == 0 and rows else n)), shared_mem=smem)
         src = data
-        s0 += m
     return out.reshape(shape)
