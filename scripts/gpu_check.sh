@@ -20,7 +20,7 @@
 #   ab: GPU kernel/table/Groth16/NTT tests, msm_variants A/B (VARIANT, MSM_ARGS, LOGS), MSM_AB=1: msm_variants stages of
 #   the tree before (.ab/old) and this one (MSM_AB_RUNS), NTT_PLANS=7x256,8x256: ntt_variants, then the NTT benchmark rows
 #   of the tree before and this one (KERNELS=1: the whole kernel benchmark instead; NO_NTT=1: neither);
-#   msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
+#   gputests: every gpu-marked test (TESTS_S); msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
 MODE=${1:-full}
 OUT=${OUT:-/tmp/cuzk-out}
@@ -169,6 +169,11 @@ if [ "$MODE" = partition ]; then  # issue 16: GPU kernel tests, one proof at 2^2
   timeout $(( ${CALL_S:-580} - SECONDS )) python3 -m cuzk bench prove --backend cuda --sizes 27 --batch 3 --repeat 1 \
     --json "$OUT/prove27_batch3.json" 2>&1 | tee "$OUT/bench_prove27.txt"
   exit 0
+fi
+if [ "$MODE" = gputests ]; then  # every gpu-marked test of the suite (engine, prefetch, fixed base, pairings, kernels)
+  timeout ${TESTS_S:-480} python3 -m pytest -q -p no:cacheprovider -m gpu tests --durations=10 2>&1 | tail -24 \
+    | tee "$OUT/gputests.txt"
+  save_cache; exit 0
 fi
 if [ "$MODE" = prove27 ]; then  # issue 16's partition figure: batches of BATCH (3; 3,10: both on one circuit) at 2^27 (stamped SHA-256, random key), ~130 s
   timeout ${PROVE_S:-420} python3 -m cuzk bench prove --backend cuda --sizes 27 --batch "${BATCH:-3}" --repeat 1 \
