@@ -19,6 +19,21 @@ TILE = 256  # elements per block tile (8 KiB of Fr): more resident blocks per SM
 LIMBS = 8  # u32 limbs of Fr
 
 
+def per_device_cache(maxsize: int):
+    """functools.lru_cache with the current device in the key: the arrays it keeps live on one
+    GPU, and the engine proves on several in one process (each with its own copy)."""
+    def wrap(f):
+        cached = functools.lru_cache(maxsize=maxsize)(lambda device, *args, **kwargs: f(*args, **kwargs))
+
+        @functools.wraps(f)
+        def call(*args, **kwargs):
+            return cached(cp.cuda.runtime.getDevice(), *args, **kwargs)
+
+        call.cache_clear = cached.cache_clear
+        return call
+    return wrap
+
+
 def _host_powers(curve: str, base: int, count: int) -> np.ndarray:
     fr = fields_of(curve)[0]
     out = np.empty((count, 4), dtype=np.uint64)
@@ -40,13 +55,13 @@ def _build_powers(curve: str, base: int, count: int) -> cp.ndarray:
     return out
 
 
-@functools.lru_cache(maxsize=32)
+@per_device_cache(maxsize=32)
 def power_table(curve: str, base: int, count: int) -> cp.ndarray:
-    """Device table base^i for i < count (Montgomery), kept (twiddles, coset powers)."""
+    """Device table base^i for i < count (Montgomery), kept on each device (twiddles, coset powers)."""
     return _build_powers(curve, base, count)
 
 
-@functools.lru_cache(maxsize=8)
+@per_device_cache(maxsize=8)
 def scaled_power_table(curve: str, base: int, count: int, factor: int, canonical: bool = False) -> cp.ndarray:
     """Device table factor * base^i, kept: Montgomery, or with `canonical` the plain integers, so
     that a Montgomery product with it also leaves the Montgomery form (one multiplication for both)."""
@@ -59,7 +74,7 @@ def scaled_power_table(curve: str, base: int, count: int, factor: int, canonical
     return table
 
 
-@functools.lru_cache(maxsize=64)
+@per_device_cache(maxsize=64)
 def const(curve: str, x: int) -> cp.ndarray:
     fr = fields_of(curve)[0]
     return cp.asarray(fr.from_ints([x]))
@@ -103,18 +118,18 @@ def ntt(curve: str, values: cp.ndarray, inverse: bool = False, coset: int | None
                      post=_coset_table(curve, coset, n, True) if coset is not None else None)
 
 
-@functools.lru_cache(maxsize=64)
+@per_device_cache(maxsize=64)
 def _coset_table(curve: str, coset: int, n: int, inverse: bool) -> cp.ndarray:
     p = fields_of(curve)[0].p
     return power_table(curve, pow(coset, -1, p) if inverse else coset % p, n)
 
 
-@functools.lru_cache(maxsize=64)
+@per_device_cache(maxsize=64)
 def _inverse_of(curve: str, n: int) -> cp.ndarray:
     return const(curve, pow(n, -1, fields_of(curve)[0].p))
 
 
-@functools.lru_cache(maxsize=128)
+@per_device_cache(maxsize=128)
 def _plan(curve: str, log_n: int, max_stages: int, tile: int) -> tuple:
     """The twiddles and, per pass, (s0, m, grid x, block, shared bytes, kernel scalars): made once
     per size, so that a call's host time before its first launch stays short (at 2^20 the
