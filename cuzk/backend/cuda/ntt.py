@@ -113,37 +113,35 @@ def ntt(curve: str, values: cp.ndarray, inverse: bool = False, coset: int | None
     """Device NTT over the last two axes (n, 4) of `values`; returns a new array."""
     n, _ = _check(curve, values)
     if not inverse:
-        return transform(curve, values, pre=_coset_table(curve, coset, n, False) if coset is not None else None)
-    return transform(curve, values, inverse=True, scale=_inverse_of(curve, n),
-                     post=_coset_table(curve, coset, n, True) if coset is not None else None)
+        pre = power_table(curve, coset % _modulus(curve), n) if coset is not None else None
+        return transform(curve, values, pre=pre)
+    return transform(curve, values, inverse=True, scale=const(curve, _inverse(curve, n)),
+                     post=power_table(curve, _inverse(curve, coset), n) if coset is not None else None)
 
 
-@per_device_cache(maxsize=64)
-def _coset_table(curve: str, coset: int, n: int, inverse: bool) -> cp.ndarray:
-    p = fields_of(curve)[0].p
-    return power_table(curve, pow(coset, -1, p) if inverse else coset % p, n)
+def _modulus(curve: str) -> int:
+    return fields_of(curve)[0].p
 
 
-@per_device_cache(maxsize=64)
-def _inverse_of(curve: str, n: int) -> cp.ndarray:
-    return const(curve, pow(n, -1, fields_of(curve)[0].p))
+@functools.lru_cache(maxsize=64)
+def _inverse(curve: str, x: int) -> int:
+    return pow(x, -1, _modulus(curve))
 
 
-@per_device_cache(maxsize=128)
+@functools.lru_cache(maxsize=128)
 def _plan(curve: str, log_n: int, max_stages: int, tile: int) -> tuple:
-    """The twiddles and, per pass, (s0, m, grid x, block, shared bytes, kernel scalars): made once
-    per size, so that a call's host time before its first launch stays short (at 2^20 the
-    whole transform takes ~0.3 ms on the device)."""
-    fr = fields_of(curve)[0]
+    """The root of unity and, per pass, (s0, m, grid x, block, shared bytes, kernel scalars): made
+    once per size, so that a call's host time before its first launch stays short (at 2^20 the
+    whole transform takes ~0.3 ms on the device). Host values only: the device tables stay in
+    power_table's cache."""
     n = 1 << log_n
-    tw = power_table(curve, fr.params.root_of_unity_of_order(log_n), max(1, n // 2))
     out, s0 = [], 0
     for m in passes(log_n):
         log_g = min((tile >> m).bit_length() - 1, log_n - m)
         out.append((s0, m, (n >> m) >> log_g, (min(512, (1 << (log_g + m)) // 2),), (1 << (log_g + m)) * 32,
                     (np.uint32(log_n), np.uint32(s0), np.uint32(m), np.uint32(log_g))))
         s0 += m
-    return tw, tuple(out)
+    return fields_of(curve)[0].params.root_of_unity_of_order(log_n), tuple(out)
 
 
 def _mul_table(curve: str, src: cp.ndarray, table: cp.ndarray, batch: int, n: int) -> cp.ndarray:
@@ -194,7 +192,8 @@ def transform(curve: str, values: cp.ndarray, *, inverse: bool = False, pre: cp.
         return out.reshape(shape)
     if pre is not None and log_n <= MAX_STAGES:  # one pass: the coset kernel cannot also be the last
         src, pre = _mul_table(curve, src, pre, batch, n), None
-    tw, launches = _plan(curve, log_n, MAX_STAGES, TILE)
+    root, launches = _plan(curve, log_n, MAX_STAGES, TILE)
+    tw = power_table(curve, root, max(1, n // 2))
     out = cp.empty((batch, n, 4), dtype=cp.uint64)
     data = cp.empty((batch, n, 4), dtype=cp.uint64) if log_n > MAX_STAGES else None
     for s0, m, grid_x, block, smem, (u_log_n, u_s0, u_m, u_log_g) in launches:
