@@ -83,11 +83,14 @@ __device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32
         }
     }
     __syncthreads();
-    const u32 nbf = tile >> 1;
-    for (u32 k = 0; k < m; k++) {
-        const u32 s = s0 + k;
-        const u32 log_h = m - 1 - k;
-        for (u32 b = threadIdx.x; b < nbf; b += blockDim.x) {
+    // An odd stage alone first (radix 2), then the stages two at a time (radix 4): a thread keeps
+    // four elements in registers across both, so two stages cost one round trip through shared
+    // memory and one sync, and the last pass's final two stages (all twiddles but one trivial)
+    // take one product per four elements.
+    u32 k = 0;
+    if (m & 1) {
+        const u32 s = s0, log_h = m - 1;
+        for (u32 b = threadIdx.x; b < (tile >> 1); b += blockDim.x) {
             const u32 gl = b & (G - 1);
             const u32 q = b >> log_G;
             const u32 j = q & ((1u << log_h) - 1);
@@ -103,6 +106,43 @@ __device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32
             if (e) dif = fp_mul(dif, fr_t::load(tw + e * fr_t::N));
             sum.store(reinterpret_cast<u32*>(pa));
             dif.store(reinterpret_cast<u32*>(pb));
+        }
+        __syncthreads();
+        k = 1;
+    }
+    for (; k < m; k += 2) {
+        // stages s (pairs 2^h apart) and s + 1 (2^(h-1) apart) over x_a = element t0 + a 2^(h-1):
+        // (x0, x2) and (x1, x3) with twiddles w^e0 and w^(e0 + n/4), then (x0, x1) and (x2, x3)
+        // both with w^(2 e0). e0 < n/4, so all three lie in the table of n/2.
+        const u32 s = s0 + k, h = m - 1 - k;
+        for (u32 u = threadIdx.x; u < (tile >> 2); u += blockDim.x) {
+            const u32 gl = u & (G - 1);
+            const u32 q = u >> log_G;
+            const u32 jl = q & ((1u << (h - 1)) - 1);
+            const u32 t0 = ((q >> (h - 1)) << (h + 1)) + jl;
+            const u64 r = (g0 + gl) & ((1ull << log_stride) - 1);
+            const u64 e0 = (r + ((u64)jl << log_stride)) << s;
+            uint4* p = ntt_smem + ((t0 << log_G) + gl) * 2;
+            const u32 d = (1u << (h - 1 + log_G)) * 2;  // uint4s between x_a and x_(a+1)
+            fr_t x0 = fr_t::load(reinterpret_cast<const u32*>(p));
+            fr_t x1 = fr_t::load(reinterpret_cast<const u32*>(p + d));
+            fr_t x2 = fr_t::load(reinterpret_cast<const u32*>(p + 2 * d));
+            fr_t x3 = fr_t::load(reinterpret_cast<const u32*>(p + 3 * d));
+            fr_t a0 = fp_add(x0, x2), a2 = fp_sub(x0, x2);
+            fr_t a1 = fp_add(x1, x3);
+            fr_t a3 = fp_mul(fp_sub(x1, x3), fr_t::load(tw + (e0 + (n >> 2)) * fr_t::N));
+            if (e0) a2 = fp_mul(a2, fr_t::load(tw + e0 * fr_t::N));
+            fr_t y0 = fp_add(a0, a1), y1 = fp_sub(a0, a1);
+            fr_t y2 = fp_add(a2, a3), y3 = fp_sub(a2, a3);
+            if (e0) {
+                const fr_t w2 = fr_t::load(tw + 2 * e0 * fr_t::N);
+                y1 = fp_mul(y1, w2);
+                y3 = fp_mul(y3, w2);
+            }
+            y0.store(reinterpret_cast<u32*>(p));
+            y1.store(reinterpret_cast<u32*>(p + d));
+            y2.store(reinterpret_cast<u32*>(p + 2 * d));
+            y3.store(reinterpret_cast<u32*>(p + 3 * d));
         }
         __syncthreads();
     }

@@ -138,7 +138,8 @@ def _plan(curve: str, log_n: int, max_stages: int, tile: int) -> tuple:
     out, s0 = [], 0
     for m in passes(log_n):
         log_g = min((tile >> m).bit_length() - 1, log_n - m)
-        out.append((s0, m, (n >> m) >> log_g, (min(512, (1 << (log_g + m)) // 2),), (1 << (log_g + m)) * 32,
+        tile_m = 1 << (log_g + m)  # a thread per butterfly of radix 4 (per pair where the pass has one stage)
+        out.append((s0, m, (n >> m) >> log_g, (max(1, min(512, tile_m >> (2 if m > 1 else 1))),), tile_m * 32,
                     (np.uint32(log_n), np.uint32(s0), np.uint32(m), np.uint32(log_g))))
         s0 += m
     return fields_of(curve)[0].params.root_of_unity_of_order(log_n), tuple(out)
