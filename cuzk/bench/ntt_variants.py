@@ -1,9 +1,11 @@
 """NTT pass planning on the device: forward and coset NTT times for several
 (stages per pass, tile) settings in one process, each result checked against
 the first setting's. Beside each single-call time (CUDA events around one
-call, as `bench kernels` takes it): the host's time to launch one call, and
+call of ntt.ntt): the host's time to launch one call, and
 the device time per call of 10 calls queued back to back (the launches
-hidden, as in a prover that runs ahead of the GPU). A tuning tool for cuzk.backend.cuda.ntt (whose
+hidden, as in a prover that runs ahead of the GPU). Last, per size, the same
+single-call time through CudaBackend.ntt, as `bench kernels` takes it (in
+session 18 that was 0.03-0.09 ms slower at 2^20-2^22). A tuning tool for cuzk.backend.cuda.ntt (whose
 MAX_STAGES and TILE it sets), run on the device machine by
 scripts/gpu_check.sh.
 
@@ -17,6 +19,7 @@ import time
 import cupy as cp
 import numpy as np
 
+from cuzk.backend import get_backend
 from cuzk.backend.cuda import ntt as N
 from cuzk.bench.report import event_median_ms
 from cuzk.curve import get_curve
@@ -70,6 +73,12 @@ def main():
                   f"coset {coset:.3f} ms; forward: host {host:.3f} ms a call, queued {queued:.3f} ms a call"
                   + ("" if same else "  RESULT DIFFERS"), flush=True)
             del got
+        N.MAX_STAGES, N.TILE = plans[0]
+        backend = get_backend("cuda")
+        fwd = event_median_ms(lambda: backend.ntt(curve, a), repeat=7)
+        direct = event_median_ms(lambda: N.ntt(curve.name, a), repeat=7)
+        print(f"2^{log_n} stages {plans[0][0]} tile {plans[0][1]}: forward {fwd:.3f} ms through CudaBackend.ntt "
+              f"(bench kernels), {direct:.3f} ms calling ntt.ntt", flush=True)
         del a, ref
         cp.get_default_memory_pool().free_all_blocks()
 
