@@ -20,13 +20,17 @@ CUDA = Path(__file__).resolve().parents[1] / "cuzk" / "backend" / "cuda"
 _INC = re.compile(r'^#include "([\w.]+)"\s*$', re.M)
 
 
-def _consts(curve: str) -> str:
-    # consts.py without importing the cupy-dependent package
+def consts_module() -> dict:
+    """consts.py's names, without importing the cupy-dependent package."""
     ns: dict = {}
     src = (CUDA / "consts.py").read_text().replace("from cuzk.field.fields import CURVE_FIELDS", "")
     ns["CURVE_FIELDS"] = CURVE_FIELDS
     exec(compile(src, "consts.py", "exec"), ns)
-    return ns["curve_header"](curve)
+    return ns
+
+
+def _consts(curve: str) -> str:
+    return consts_module()["curve_header"](curve)
 
 
 def _expand(name: str, seen: set) -> str:

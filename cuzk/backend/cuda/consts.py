@@ -37,4 +37,20 @@ struct {name} {{
 def curve_header(curve: str) -> str:
     """Params structs `fr_params`, `fq_params` for `curve` (one module per curve)."""
     fr, fq, _ = CURVE_FIELDS[curve]
-    return params_struct("fr_params", fr) + params_struct("fq_params", fq)
+    out = params_struct("fr_params", fr) + params_struct("fq_params", fq)
+    if fq.p.bit_length() == 381:  # field_f64.cuh's product: R = 2^384 in 48-bit limbs, as fq_params' R
+        out += "#define CUZK_FQ64 1\n" + f64_params_struct("fq64_params", fq.p)
+    return out
+
+
+
+def f64_params_struct(name: str, p: int, qualifier: str = "__host__ __device__ ") -> str:
+    """Params for field_f64.cuh's product (8 limbs of 48 bits in doubles): p's limbs and
+    -1/p mod 2^48, as hex floats (exact). `qualifier` "" for a host build."""
+    limbs = [float((p >> (48 * i)) & ((1 << 48) - 1)).hex() for i in range(8)]
+    pinv = float((-pow(p, -1, 1 << 48)) % (1 << 48)).hex()
+    body = " : ".join(f"i == {i} ? {v}" for i, v in enumerate(limbs)) + " : 0.0"
+    return (f"struct {name} {{\n"
+            f"    static constexpr double pinv48 = {pinv};\n"
+            f"    {qualifier}static constexpr double p48(int i) {{ return {body}; }}\n"
+            "};\n")

@@ -316,7 +316,14 @@ typedef Fp2<fq_params> fq2_t;
 // accumulation blocks of 128 threads (ACC_THREADS, ACC_BLOCKS in msm.py) resident per SM: G1's 2
 // (202 registers, no spill) ran 3-5 % faster than 3 (168, spilling) once squarings had their own
 // routine (BENCHMARKS.md); G2 needs 255
+#if defined(CUZK_G1_F64) && defined(CUZK_FQ64)
+// a study (issue 16): G1's products on the FP64 pipe (field_f64.cuh), as msm_variants' --variant f64:-DCUZK_G1_F64
+#include "field_f64.cuh"
+typedef Fp64<fq_params, fq64_params> fq64_t;
+MSM_KERNELS(g1, fq64_t, 2)
+#else
 MSM_KERNELS(g1, fq_t, 2)
+#endif
 MSM_KERNELS(g2, fq2_t, 2)
 
 // thread w: pts[w] *= 2^(c*w) (window weights before the final sum)

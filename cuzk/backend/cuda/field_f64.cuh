@@ -1,0 +1,222 @@
+// A Montgomery product for BLS12-381's Fq on the FP64 pipe (a study, not yet used by the
+// prover). The integer product (field.cuh) keeps the H200's multiply pipe busy: a 64-bit
+// multiply-add (IMAD.WIDE) issues once per 4 cycles per warp scheduler, and the MSM's
+// accumulation runs at that pipe's limit. The FP64 pipe (a DFMA per 2 cycles) sits idle; a
+// DFMA multiplies 48-bit limbs exactly. Same Montgomery form as the integer product
+// (R = 2^384), the 384 bits cut into 8 limbs of 48 instead of 12 of 32, each limb an exact
+// integer held in a double. Operands below 2p give a product below 2p (4p < R), so no final
+// subtraction.
+//
+// A product x y of two limbs (< 2^96) is cut into 48-bit halves by two DFMAs:
+//   hi = fma_rz(x, y, 2^100)                 2^100 + floor(x y / 2^48) 2^48: in [2^100, 2^101) a
+//                                            double's step is 2^48, and rounding toward zero floors
+//   lo = fma(x, y, (2^100 + 2^52) - hi)      2^52 + (x y mod 2^48): exact, so any rounding
+// and each half's bit pattern is its value plus a constant (the exponent field): columns sum
+// the patterns in 64-bit integers (the ALU pipe, not the multiply pipe) and shed the constants
+// once. Compiles as device code (nvcc, NVRTC) and as host C++ (tests compare it with Python's
+// integers there: the rounding mode of fma_rz is set around a std::fma).
+#pragma once
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define F64_FN __host__ __device__ __forceinline__
+#define F64_CONST __host__ __device__ constexpr
+#define F64_AS_BITS(x) ((unsigned long long)__double_as_longlong(x))
+#define F64_FROM_BITS(x) __longlong_as_double((long long)(x))
+#define F64_FMA_RZ(a, b, c) __fma_rz(a, b, c)
+#define F64_FMA(a, b, c) __fma_rn(a, b, c)
+#else
+#include <cfenv>
+#include <cmath>
+#include <cstring>
+#define F64_FN inline
+#define F64_CONST constexpr
+static inline unsigned long long F64_AS_BITS(double x) { unsigned long long u; std::memcpy(&u, &x, 8); return u; }
+static inline double F64_FROM_BITS(unsigned long long u) { double x; std::memcpy(&x, &u, 8); return x; }
+static inline double F64_FMA_RZ(double a, double b, double c) {
+    const int mode = std::fegetround();
+    std::fesetround(FE_TOWARDZERO);
+    const volatile double r = std::fma(a, b, c);
+    std::fesetround(mode);
+    return r;
+}
+#define F64_FMA(a, b, c) std::fma(a, b, c)
+#endif
+
+// An Fq element: 8 limbs of 48 bits, little-endian, each an integer in a double.
+struct f64x8 {
+    double v[8];
+};
+
+namespace f64_detail {
+constexpr unsigned long long HI_BIAS = 0x4630000000000000ull;  // bit pattern of 2^100
+constexpr unsigned long long LO_BIAS = 0x4330000000000000ull;  // bit pattern of 2^52
+constexpr unsigned long long MASK48 = (1ull << 48) - 1;
+constexpr double TWO100 = 0x1p100, TWO52 = 0x1p52;
+
+// x y (limbs < 2^48) into the bit patterns of its halves: hi + HI_BIAS, lo + LO_BIAS.
+F64_FN void split(double x, double y, unsigned long long& hi, unsigned long long& lo) {
+    const double h = F64_FMA_RZ(x, y, TWO100);
+    hi = F64_AS_BITS(h);
+    lo = F64_AS_BITS(F64_FMA(x, y, (TWO100 + TWO52) - h));
+}
+
+// An integer below 2^48 as a double: its bits under 2^52's exponent, less 2^52.
+F64_FN double limb(unsigned long long u) { return F64_FROM_BITS(u | LO_BIAS) - TWO52; }
+// ... and back
+F64_FN unsigned long long bits(double x) { return F64_AS_BITS(x + TWO52) & MASK48; }
+}  // namespace f64_detail
+
+namespace f64_detail {
+// adds a b to the 16 columns c (sums of 48-bit halves: the biases leave as one constant per
+// column, since integer additions reassociate)
+F64_FN void add_product(unsigned long long* c, const f64x8& a, const f64x8& b) {
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            unsigned long long h, l;
+            split(a.v[i], b.v[j], h, l);
+            c[i + j] += l - LO_BIAS;
+            c[i + j + 1] += h - HI_BIAS;  // the top pair (7, 7) ends in column 15
+        }
+    }
+}
+
+// Montgomery reduction of the columns, 48 bits a round: q = u (-1/p) mod 2^48 for the column's
+// low 48 bits u, then q p added from that column up (q p_0's low half is (-u) mod 2^48, so it
+// only carries: 1 unless u is 0). r: the result's 8 limbs, normalized; the result is below
+// 2^384 (below 2p for column sums of one product of operands below 2p, or of two of operands
+// below p), so nothing carries out of the last.
+template <class P>
+F64_FN void reduce(unsigned long long* c, unsigned long long* r) {
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const unsigned long long t = c[i];
+        const unsigned long long u = t & MASK48;
+        const double ud = limb(u);
+        const double qh = F64_FMA_RZ(ud, P::pinv48, TWO100);
+        const double q = F64_FMA(ud, P::pinv48, (TWO100 + TWO52) - qh) - TWO52;
+        c[i + 1] += (t >> 48) + (u != 0) + (F64_AS_BITS(F64_FMA_RZ(q, P::p48(0), TWO100)) - HI_BIAS);
+#pragma unroll
+        for (int j = 1; j < 8; j++) {
+            unsigned long long h, l;
+            split(q, P::p48(j), h, l);
+            c[i + j] += l - LO_BIAS;
+            c[i + j + 1] += h - HI_BIAS;
+        }
+    }
+    unsigned long long carry = 0;
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        const unsigned long long v = c[8 + k] + carry;
+        carry = v >> 48;
+        r[k] = v & MASK48;
+    }
+}
+}  // namespace f64_detail
+
+// a b / 2^384 mod p, below 2p for a, b below 2p. P: p48(i), the modulus's 48-bit limbs, and
+// pinv48, -1/p mod 2^48 (both doubles; consts.py's f64_params_struct).
+template <class P>
+F64_FN f64x8 fq_mul_f64(const f64x8& a, const f64x8& b) {
+    unsigned long long c[16], r[8];
+#pragma unroll
+    for (int k = 0; k < 16; k++) c[k] = 0;
+    f64_detail::add_product(c, a, b);
+    f64_detail::reduce<P>(c, r);
+    f64x8 out;
+#pragma unroll
+    for (int k = 0; k < 8; k++) out.v[k] = f64_detail::limb(r[k]);
+    return out;
+}
+
+// 12 little-endian 32-bit words (field.cuh's layout) <-> 8 limbs of 48 bits
+F64_FN f64x8 f64x8_from_words(const unsigned int* w) {
+    f64x8 r;
+#pragma unroll
+    for (int m = 0; m < 4; m++) {
+        const unsigned long long w0 = w[3 * m], w1 = w[3 * m + 1], w2 = w[3 * m + 2];
+        r.v[2 * m] = f64_detail::limb(w0 | ((w1 & 0xffffu) << 32));
+        r.v[2 * m + 1] = f64_detail::limb((w1 >> 16) | (w2 << 16));
+    }
+    return r;
+}
+
+F64_FN void f64x8_to_words(const f64x8& a, unsigned int* w) {
+#pragma unroll
+    for (int m = 0; m < 4; m++) {
+        const unsigned long long lo = f64_detail::bits(a.v[2 * m]), hi = f64_detail::bits(a.v[2 * m + 1]);
+        w[3 * m] = (unsigned int)lo;
+        w[3 * m + 1] = (unsigned int)(lo >> 32) | (unsigned int)(hi << 16);
+        w[3 * m + 2] = (unsigned int)(hi >> 16);
+    }
+}
+
+F64_FN void f64_limbs_to_words(const unsigned long long* r, unsigned int* w) {
+#pragma unroll
+    for (int m = 0; m < 4; m++) {
+        w[3 * m] = (unsigned int)r[2 * m];
+        w[3 * m + 1] = (unsigned int)(r[2 * m] >> 32) | (unsigned int)(r[2 * m + 1] << 16);
+        w[3 * m + 2] = (unsigned int)(r[2 * m + 1] >> 16);
+    }
+}
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#include "field.cuh"
+
+// Fq for the curve templates (curve.cuh) with its products on the FP64 pipe: kept, added and
+// compared as field.cuh's Fp (12 words, below p), converted to 48-bit limbs for each product
+// and back (the same Montgomery form: R = 2^384 in both). P: field.cuh's params, Q: the FP64
+// product's (fq64_params).
+template <class P, class Q>
+struct Fp64 {
+    static constexpr int N = P::N;
+    Fp<P> w;
+    __device__ __forceinline__ static Fp64 zero() { return {Fp<P>::zero()}; }
+    __device__ __forceinline__ static Fp64 one() { return {Fp<P>::one()}; }
+    __device__ __forceinline__ bool is_zero() const { return w.is_zero(); }
+    __device__ __forceinline__ bool operator==(const Fp64& o) const { return w == o.w; }
+    __device__ __forceinline__ static Fp64 load(const u32* src) { return {Fp<P>::load(src)}; }
+    __device__ __forceinline__ void store(u32* dst) const { w.store(dst); }
+};
+
+template <class P, class Q> __device__ __forceinline__ Fp64<P, Q> fp_add(const Fp64<P, Q>& a, const Fp64<P, Q>& b) { return {fp_add(a.w, b.w)}; }
+template <class P, class Q> __device__ __forceinline__ Fp64<P, Q> fp_sub(const Fp64<P, Q>& a, const Fp64<P, Q>& b) { return {fp_sub(a.w, b.w)}; }
+template <class P, class Q> __device__ __forceinline__ Fp64<P, Q> fp_neg(const Fp64<P, Q>& a) { return {fp_neg(a.w)}; }
+template <class P, class Q> __device__ __forceinline__ Fp64<P, Q> fp_dbl(const Fp64<P, Q>& a) { return {fp_dbl(a.w)}; }
+template <class P, class Q> __device__ __forceinline__ Fp64<P, Q> fp_inv(const Fp64<P, Q>& a) { return {fp_inv(a.w)}; }
+
+template <class P, class Q>
+__device__ __forceinline__ Fp64<P, Q> fp64_finish(unsigned long long* c) {
+    unsigned long long r[8];
+    f64_detail::reduce<Q>(c, r);
+    Fp64<P, Q> out;
+    f64_limbs_to_words(r, out.w.v);
+    out.w = fp_reduce_once(out.w);  // below 2p -> below p
+    return out;
+}
+
+template <class P, class Q>
+__device__ __forceinline__ Fp64<P, Q> fp_mul(const Fp64<P, Q>& a, const Fp64<P, Q>& b) {
+    unsigned long long c[16];
+#pragma unroll
+    for (int k = 0; k < 16; k++) c[k] = 0;
+    f64_detail::add_product(c, f64x8_from_words(a.w.v), f64x8_from_words(b.w.v));
+    return fp64_finish<P, Q>(c);
+}
+
+template <class P, class Q>
+__device__ __forceinline__ Fp64<P, Q> fp_sqr(const Fp64<P, Q>& a) { return fp_mul(a, a); }
+
+// a b + c d with one reduction: operands below p, so the sum is below 2p^2 and the result below 2p
+template <class P, class Q>
+__device__ __forceinline__ Fp64<P, Q> fp_mul_add(const Fp64<P, Q>& a, const Fp64<P, Q>& b, const Fp64<P, Q>& c,
+                                                 const Fp64<P, Q>& d) {
+    unsigned long long col[16];
+#pragma unroll
+    for (int k = 0; k < 16; k++) col[k] = 0;
+    f64_detail::add_product(col, f64x8_from_words(a.w.v), f64x8_from_words(b.w.v));
+    f64_detail::add_product(col, f64x8_from_words(c.w.v), f64x8_from_words(d.w.v));
+    return fp64_finish<P, Q>(col);
+}
+#endif
