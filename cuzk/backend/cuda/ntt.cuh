@@ -50,8 +50,8 @@ __device__ __forceinline__ u64 ntt_last_index(u32 t, u32 gl, u32 log_n, u32 m, u
 // which saves the coset shift its own pass over memory. With LAST (the pass
 // that ends at stage log_n - 1; dst is then another buffer than src) element
 // idx goes to k = bitrev(idx), or (n - k) mod n for the inverse, times
-// *scale and post[k], minus sub[k], where given. Separate kernels, so the middle passes keep
-// their registers (46 against 50: one block more per SM). A first pass may read
+// *scale and post[k], minus sub[k], where given. Separate kernels, so that each keeps only the
+// registers its own work needs (78 for a middle pass, 76 for the last). A first pass may read
 // only `rows` elements of src, the rest counting as zero (no padded copy of a
 // short input).
 template <bool COSET, bool LAST>
