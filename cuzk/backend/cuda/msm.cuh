@@ -165,46 +165,54 @@ __device__ __forceinline__ void batch_to_affine(const u32* scratch, u32* dst, u6
     }
 }
 
-#define MSM_KERNELS(G, F, ACC_BLOCKS)                                                                                    \
-    /* thread t sums the sorted entries [t run, (t + 1) run): every thread the same number of additions, */ \
-    /* whatever the buckets' lengths (a thread per bucket left a warp waiting for its longest bucket:    */ \
-    /* ~10 % of the additions' time with 256-512 points a bucket). A bucket wholly inside the segment    */ \
-    /* goes to buckets[b]; one that began before it to first[t], one that goes on past it to last[t];    */ \
-    /* G##_msm_combine_parts adds those. Each next point is loaded before the current one is added.      */ \
+// Thread t sums the sorted entries [t run, (t + 1) run): every thread the same number of additions,
+// whatever the buckets' lengths (a thread per bucket left a warp waiting for its longest bucket:
+// ~10 % of the additions' time with 256-512 points a bucket). A bucket wholly inside the segment
+// goes to buckets[b]; one that began before it to first[t], one that goes on past it to last[t];
+// the combine-parts kernel adds those. Each next point is loaded before the current one is added.
+template <class F>
+__device__ __forceinline__ void msm_accumulate_run(const u32* bases, const u32* sorted, const u32* offsets, u32 nbuckets,
+                                                   u32 run, u32* buckets, u32* first, u32* last) {
+    const u32 total = offsets[nbuckets]; // entries sorted (zero digits have none): no host sync
+    const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
+    const u64 s64 = (u64)t * run;
+    if (s64 >= total) return;
+    const u32 s = (u32)s64, e = (u32)min((u64)total, s64 + run);
+    u32 lo = 0, hi = nbuckets; // the last bucket b with offsets[b] <= s: it holds entry s
+    while (hi - lo > 1) {
+        const u32 mid = (lo + hi) >> 1;
+        if (offsets[mid] <= s) lo = mid; else hi = mid;
+    }
+    u32 b = lo, bend = offsets[b + 1];
+    XYZZ<F> acc = XYZZ<F>::zero();
+    u32 en = sorted[s];
+    Affine<F> q = load_affine<F>(bases, en & 0x7fffffffu);
+    for (u32 j = s; j < e; j++) {
+        Affine<F> cur = q;
+        if (en & 0x80000000u) cur.y = fp_neg(cur.y);
+        if (j + 1 < e) {
+            en = sorted[j + 1];
+            q = load_affine<F>(bases, en & 0x7fffffffu);
+        }
+        acc = xyzz_add_affine_inline(acc, cur);
+        if (j + 1 == bend || j + 1 == e) {
+            if (offsets[b] < s) store_xyzz(first, t, acc);
+            else if (bend > e) store_xyzz(last, t, acc);
+            else store_xyzz(buckets, b, acc);
+            acc = XYZZ<F>::zero();
+            while (bend == j + 1 && j + 1 < e) bend = offsets[++b + 1]; // past empty buckets
+        }
+    }
+}
+
+#define MSM_ACCUMULATE(G, F, ACC_BLOCKS)                                                                 \
     extern "C" __global__ void __launch_bounds__(128, ACC_BLOCKS) G##_msm_accumulate(const u32* bases, const u32* sorted, \
                                                   const u32* offsets, u32 nbuckets, u32 run, u32* buckets, \
                                                   u32* first, u32* last) {                                 \
-        const u32 total = offsets[nbuckets]; /* entries sorted (zero digits have none): no host sync */       \
-        const u32 t = blockIdx.x * blockDim.x + threadIdx.x;                                                  \
-        const u64 s64 = (u64)t * run;                                                                          \
-        if (s64 >= total) return;                                                                              \
-        const u32 s = (u32)s64, e = (u32)min((u64)total, s64 + run);                                           \
-        u32 lo = 0, hi = nbuckets; /* the last bucket b with offsets[b] <= s: it holds entry s */            \
-        while (hi - lo > 1) {                                                                                  \
-            const u32 mid = (lo + hi) >> 1;                                                                    \
-            if (offsets[mid] <= s) lo = mid; else hi = mid;                                                    \
-        }                                                                                                      \
-        u32 b = lo, bend = offsets[b + 1];                                                                     \
-        XYZZ<F> acc = XYZZ<F>::zero();                                                                         \
-        u32 en = sorted[s];                                                                                    \
-        Affine<F> q = load_affine<F>(bases, en & 0x7fffffffu);                                                \
-        for (u32 j = s; j < e; j++) {                                                                          \
-            Affine<F> cur = q;                                                                                 \
-            if (en & 0x80000000u) cur.y = fp_neg(cur.y);                                                       \
-            if (j + 1 < e) {                                                                                   \
-                en = sorted[j + 1];                                                                            \
-                q = load_affine<F>(bases, en & 0x7fffffffu);                                                  \
-            }                                                                                                  \
-            acc = xyzz_add_affine_inline(acc, cur);                                                            \
-            if (j + 1 == bend || j + 1 == e) {                                                                 \
-                if (offsets[b] < s) store_xyzz(first, t, acc);                                                 \
-                else if (bend > e) store_xyzz(last, t, acc);                                                   \
-                else store_xyzz(buckets, b, acc);                                                              \
-                acc = XYZZ<F>::zero();                                                                         \
-                while (bend == j + 1 && j + 1 < e) bend = offsets[++b + 1]; /* past empty buckets */          \
-            }                                                                                                  \
-        }                                                                                                      \
-    }                                                                                                          \
+        msm_accumulate_run<F>(bases, sorted, offsets, nbuckets, run, buckets, first, last);               \
+    }
+
+#define MSM_KERNELS(G, F)                                                                                    \
     /* buckets[b]: 0 when empty; else the parts of the threads it spans (one thread per bucket; most span one,*/ \
     /* which wrote it already)                                                                              */ \
     extern "C" __global__ void G##_msm_combine_parts(const u32* offsets, u32 nbuckets, u32 run, const u32* first, \
@@ -316,15 +324,30 @@ typedef Fp2<fq_params> fq2_t;
 // accumulation blocks of 128 threads (ACC_THREADS, ACC_BLOCKS in msm.py) resident per SM: G1's 2
 // (202 registers, no spill) ran 3-5 % faster than 3 (168, spilling) once squarings had their own
 // routine (BENCHMARKS.md); G2 needs 255
+// the FP64-pipe study's Fq, for the two variants below only
+#include "field_f64.cuh"
 #if defined(CUZK_G1_F64) && defined(CUZK_FQ64)
 // a study (issue 16): G1's products on the FP64 pipe (field_f64.cuh), as msm_variants' --variant f64:-DCUZK_G1_F64
-#include "field_f64.cuh"
 typedef Fp64<fq_params, fq64_params> fq64_t;
-MSM_KERNELS(g1, fq64_t, 2)
+MSM_ACCUMULATE(g1, fq64_t, 2)
+MSM_KERNELS(g1, fq64_t)
+#elif defined(CUZK_G1_MIXED) && defined(CUZK_FQ64)
+// the same study, both pipes at once: odd warps accumulate with the FP64 product, even warps with
+// the integer one (--variant mixed:-DCUZK_G1_MIXED)
+typedef Fp64<fq_params, fq64_params> fq64_t;
+extern "C" __global__ void __launch_bounds__(128, 2) g1_msm_accumulate(const u32* bases, const u32* sorted,
+                                                                        const u32* offsets, u32 nbuckets, u32 run,
+                                                                        u32* buckets, u32* first, u32* last) {
+    if ((threadIdx.x >> 5) & 1) msm_accumulate_run<fq64_t>(bases, sorted, offsets, nbuckets, run, buckets, first, last);
+    else msm_accumulate_run<fq_t>(bases, sorted, offsets, nbuckets, run, buckets, first, last);
+}
+MSM_KERNELS(g1, fq_t)
 #else
-MSM_KERNELS(g1, fq_t, 2)
+MSM_ACCUMULATE(g1, fq_t, 2)
+MSM_KERNELS(g1, fq_t)
 #endif
-MSM_KERNELS(g2, fq2_t, 2)
+MSM_ACCUMULATE(g2, fq2_t, 2)
+MSM_KERNELS(g2, fq2_t)
 
 // thread w: pts[w] *= 2^(c*w) (window weights before the final sum)
 #define SCALE_KERNEL(G, F)                                                                       \
