@@ -1,6 +1,6 @@
 """Check cuzk/backend/cuda/field_f64.cuh (the FP64-pipe Montgomery product for BLS12-381's Fq,
 a study) on the CPU: compile it as host C++ with g++ and compare every product with Python's
-integers, a b / 2^384 mod p, for random and edge-case operands below 2p and for long chains of
+integers, a b / 2^384 mod p (and a^2 / 2^384), for random and edge-case operands below 2p and for long chains of
 products (whose outputs, below 2p but not reduced, feed the next product). No GPU needed.
 
     python scripts/fp64_host_check.py [count]
@@ -26,7 +26,8 @@ HARNESS = r"""
 #include <cstdio>
 #include "field_f64.cuh"
 %PARAMS%
-// stdin: lines "a b chain" (a, b: 12 hex words each, little-endian); stdout: the result's words
+// stdin: lines "a b chain" (a, b: 12 hex words each, little-endian); stdout: the words of
+// a (b / R)^chain, then of a^2 / R
 int main() {
     unsigned int a[12], b[12], r[12];
     int chain;
@@ -37,6 +38,8 @@ int main() {
         f64x8 x = f64x8_from_words(a), y = f64x8_from_words(b);
         for (int k = 0; k < chain; k++) x = fq_mul_f64<fq64_params>(x, y);
         f64x8_to_words(x, r);
+        for (int i = 0; i < 12; i++) printf("%x ", r[i]);
+        f64x8_to_words(fq_sqr_f64<fq64_params>(f64x8_from_words(a)), r);
         for (int i = 0; i < 12; i++) printf("%x ", r[i]);
         printf("\n");
     }
@@ -70,15 +73,18 @@ def main() -> int:
     rinv = pow(R, -1, p)
     bad = 0
     for (a, b, n), line in zip(cases, out):
-        got = sum(int(w, 16) << (32 * i) for i, w in enumerate(line.split()))
+        w = [int(x, 16) for x in line.split()]
+        got = sum(x << (32 * i) for i, x in enumerate(w[:12]))
+        square = sum(x << (32 * i) for i, x in enumerate(w[12:]))
         want = a
         for _ in range(n):
             want = want * b * rinv % p
-        if got % p != want or got >= 2 * p:
+        if got % p != want or got >= 2 * p or square % p != a * a * rinv % p or square >= 2 * p:
             bad += 1
             if bad <= 5:
-                print(f"MISMATCH a={a:#x} b={b:#x} chain={n}: got {got:#x}, want {want:#x} (mod p)")
-    print(f"{len(cases)} cases ({sum(n for _, _, n in cases)} products): {bad} wrong")
+                print(f"MISMATCH a={a:#x} b={b:#x} chain={n}: got {got:#x} and square {square:#x}, "
+                      f"want {want:#x} and {a * a * rinv % p:#x} (mod p)")
+    print(f"{len(cases)} cases ({sum(n for _, _, n in cases)} products, {len(cases)} squares): {bad} wrong")
     return 1 if bad else 0
 
 

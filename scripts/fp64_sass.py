@@ -1,5 +1,5 @@
-"""SASS of one BLS12-381 Fq product, the integer one (field.cuh) beside the FP64-pipe one
-(field_f64.cuh): instructions by opcode, from the difference between kernels of one and two
+"""SASS of one BLS12-381 Fq product and square, the integer ones (field.cuh) beside the FP64-pipe
+ones (field_f64.cuh): instructions by opcode, from the difference between kernels of one and two
 chained products, and the cycles each pipe needs per warp on an H200 (nvcc here, no GPU;
 cuobjdump from PyPI's nvidia-cuda-cuobjdump on PATH or in CUOBJDUMP).
 
@@ -36,6 +36,24 @@ template <int K> __device__ void f64_chain(const u32* in, u32* out) {
     for (int k = 0; k < K; k++) x = fq_mul_f64<fq64_params>(x, y);
     f64x8_to_words(x, out + 12 * t);
 }
+template <int K> __device__ void f64_sqr_chain(const u32* in, u32* out) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    f64x8 x = f64x8_from_words(in + 12 * t);
+#pragma unroll
+    for (int k = 0; k < K; k++) x = fq_sqr_f64<fq64_params>(x);
+    f64x8_to_words(x, out + 12 * t);
+}
+template <int K> __device__ void int_sqr_chain(const u32* in, u32* out) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    fq_t x = fq_t::load(in + 12 * t);
+#pragma unroll
+    for (int k = 0; k < K; k++) x = fp_sqr(x);
+    x.store(out + 12 * t);
+}
+extern "C" __global__ void int_sqr_1(const u32* in, u32* out) { int_sqr_chain<1>(in, out); }
+extern "C" __global__ void int_sqr_2(const u32* in, u32* out) { int_sqr_chain<2>(in, out); }
+extern "C" __global__ void f64_sqr_1(const u32* in, u32* out) { f64_sqr_chain<1>(in, out); }
+extern "C" __global__ void f64_sqr_2(const u32* in, u32* out) { f64_sqr_chain<2>(in, out); }
 extern "C" __global__ void int_1(const u32* in, u32* out) { int_chain<1>(in, out); }
 extern "C" __global__ void int_2(const u32* in, u32* out) { int_chain<2>(in, out); }
 extern "C" __global__ void f64_1(const u32* in, u32* out) { f64_chain<1>(in, out); }
@@ -72,7 +90,7 @@ def main() -> int:
         cu, cubin = Path(tmp) / "m.cu", Path(tmp) / "m.cubin"
         cu.write_text(head + field + f64 + KERNELS)
         subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-cubin", str(cu), "-o", str(cubin)], check=True)
-        for kind in ("int", "f64"):
+        for kind in ("int", "f64", "int_sqr", "f64_sqr"):
             one, two = opcodes(cubin, f"{kind}_1", cuobjdump), opcodes(cubin, f"{kind}_2", cuobjdump)
             per = {k: two[k] - one[k] for k in set(one) | set(two) if two[k] != one[k]}
             pipes = collections.Counter()
