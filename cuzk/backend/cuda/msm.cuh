@@ -332,13 +332,13 @@ typedef Fp64<fq_params, fq64_params> fq64_t;
 MSM_ACCUMULATE(g1, fq64_t, 2)
 MSM_KERNELS(g1, fq64_t)
 #elif defined(CUZK_G1_MIXED) && defined(CUZK_FQ64)
-// the same study, both pipes at once: odd warps accumulate with the FP64 product, even warps with
-// the integer one (--variant mixed:-DCUZK_G1_MIXED)
+// the same study, both pipes at once: of each 4 warps, CUZK_G1_MIXED (1-3) accumulate with the
+// FP64 product, the others with the integer one (--variant mixed:-DCUZK_G1_MIXED=2)
 typedef Fp64<fq_params, fq64_params> fq64_t;
 extern "C" __global__ void __launch_bounds__(128, 2) g1_msm_accumulate(const u32* bases, const u32* sorted,
                                                                         const u32* offsets, u32 nbuckets, u32 run,
                                                                         u32* buckets, u32* first, u32* last) {
-    if ((threadIdx.x >> 5) & 1) msm_accumulate_run<fq64_t>(bases, sorted, offsets, nbuckets, run, buckets, first, last);
+    if (((threadIdx.x >> 5) & 3) < CUZK_G1_MIXED) msm_accumulate_run<fq64_t>(bases, sorted, offsets, nbuckets, run, buckets, first, last);
     else msm_accumulate_run<fq_t>(bases, sorted, offsets, nbuckets, run, buckets, first, last);
 }
 MSM_KERNELS(g1, fq_t)
