@@ -5,9 +5,9 @@ call of ntt.ntt): the host's time to launch one call, and
 the device time per call of 10 calls queued back to back (the launches
 hidden, as in a prover that runs ahead of the GPU). Last, per size, the same
 single-call time through CudaBackend.ntt, as `bench kernels` takes it (in
-session 18 that was 0.03-0.09 ms slower at 2^20-2^22). A tuning tool for cuzk.backend.cuda.ntt (whose
-MAX_STAGES and TILE it sets), run on the device machine by
-scripts/gpu_check.sh.
+session 18 that was 0.03-0.09 ms slower at 2^20-2^22). A tuning tool for
+cuzk.backend.cuda.ntt (whose MAX_STAGES and TILE it sets), run on the device
+machine by scripts/gpu_check.sh.
 
     python -m cuzk.bench.ntt_variants [--plans 7x256,8x256,8x512] [log_n ...]
 """
@@ -56,6 +56,7 @@ def main():
         del args[k:k + 2]
     logs = [int(x) for x in args] or [20, 22, 24, 26, 27]
     curve = get_curve("bls12_381")
+    backend = get_backend("cuda")
     g = curve.fr.params.generator
     rng = np.random.default_rng(1)
     for log_n in logs:
@@ -74,7 +75,6 @@ def main():
                   + ("" if same else "  RESULT DIFFERS"), flush=True)
             del got
         N.MAX_STAGES, N.TILE = plans[0]
-        backend = get_backend("cuda")
         fwd = event_median_ms(lambda: backend.ntt(curve, a), repeat=7)
         direct = event_median_ms(lambda: N.ntt(curve.name, a), repeat=7)
         print(f"2^{log_n} stages {plans[0][0]} tile {plans[0][1]}: forward {fwd:.3f} ms through CudaBackend.ntt "

@@ -43,7 +43,6 @@ def curve_header(curve: str) -> str:
     return out
 
 
-
 def f64_params_struct(name: str, p: int, qualifier: str = "__host__ __device__ ") -> str:
     """Params for field_f64.cuh's product (8 limbs of 48 bits in doubles): p's limbs and
     -1/p mod 2^48, as hex floats (exact). `qualifier` "" for a host build."""

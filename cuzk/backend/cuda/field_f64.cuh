@@ -136,31 +136,32 @@ F64_FN void reduce(unsigned long long* c, unsigned long long* r) {
 
 // a b / 2^384 mod p, below 2p for a, b below 2p. P: p48(i), the modulus's 48-bit limbs, and
 // pinv48, -1/p mod 2^48 (both doubles; consts.py's f64_params_struct).
+namespace f64_detail {
+// the reduced columns as limbs in doubles
 template <class P>
-F64_FN f64x8 fq_mul_f64(const f64x8& a, const f64x8& b) {
-    unsigned long long c[16], r[8];
-#pragma unroll
-    for (int k = 0; k < 16; k++) c[k] = 0;
-    f64_detail::add_product(c, a, b);
-    f64_detail::reduce<P>(c, r);
+F64_FN f64x8 finish(unsigned long long* c) {
+    unsigned long long r[8];
+    reduce<P>(c, r);
     f64x8 out;
 #pragma unroll
-    for (int k = 0; k < 8; k++) out.v[k] = f64_detail::limb(r[k]);
+    for (int k = 0; k < 8; k++) out.v[k] = limb(r[k]);
     return out;
+}
+}  // namespace f64_detail
+
+template <class P>
+F64_FN f64x8 fq_mul_f64(const f64x8& a, const f64x8& b) {
+    unsigned long long c[16] = {};
+    f64_detail::add_product(c, a, b);
+    return f64_detail::finish<P>(c);
 }
 
 // a^2 / 2^384 mod p, below 2p for a below 2p
 template <class P>
 F64_FN f64x8 fq_sqr_f64(const f64x8& a) {
-    unsigned long long c[16], r[8];
-#pragma unroll
-    for (int k = 0; k < 16; k++) c[k] = 0;
+    unsigned long long c[16] = {};
     f64_detail::add_square(c, a);
-    f64_detail::reduce<P>(c, r);
-    f64x8 out;
-#pragma unroll
-    for (int k = 0; k < 8; k++) out.v[k] = f64_detail::limb(r[k]);
-    return out;
+    return f64_detail::finish<P>(c);
 }
 
 // 12 little-endian 32-bit words (field.cuh's layout) <-> 8 limbs of 48 bits
@@ -175,16 +176,6 @@ F64_FN f64x8 f64x8_from_words(const unsigned int* w) {
     return r;
 }
 
-F64_FN void f64x8_to_words(const f64x8& a, unsigned int* w) {
-#pragma unroll
-    for (int m = 0; m < 4; m++) {
-        const unsigned long long lo = f64_detail::bits(a.v[2 * m]), hi = f64_detail::bits(a.v[2 * m + 1]);
-        w[3 * m] = (unsigned int)lo;
-        w[3 * m + 1] = (unsigned int)(lo >> 32) | (unsigned int)(hi << 16);
-        w[3 * m + 2] = (unsigned int)(hi >> 16);
-    }
-}
-
 F64_FN void f64_limbs_to_words(const unsigned long long* r, unsigned int* w) {
 #pragma unroll
     for (int m = 0; m < 4; m++) {
@@ -192,6 +183,13 @@ F64_FN void f64_limbs_to_words(const unsigned long long* r, unsigned int* w) {
         w[3 * m + 1] = (unsigned int)(r[2 * m] >> 32) | (unsigned int)(r[2 * m + 1] << 16);
         w[3 * m + 2] = (unsigned int)(r[2 * m + 1] >> 16);
     }
+}
+
+F64_FN void f64x8_to_words(const f64x8& a, unsigned int* w) {
+    unsigned long long r[8];
+#pragma unroll
+    for (int k = 0; k < 8; k++) r[k] = f64_detail::bits(a.v[k]);
+    f64_limbs_to_words(r, w);
 }
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
@@ -231,18 +229,14 @@ __device__ __forceinline__ Fp64<P, Q> fp64_finish(unsigned long long* c) {
 
 template <class P, class Q>
 __device__ __forceinline__ Fp64<P, Q> fp_mul(const Fp64<P, Q>& a, const Fp64<P, Q>& b) {
-    unsigned long long c[16];
-#pragma unroll
-    for (int k = 0; k < 16; k++) c[k] = 0;
+    unsigned long long c[16] = {};
     f64_detail::add_product(c, f64x8_from_words(a.w.v), f64x8_from_words(b.w.v));
     return fp64_finish<P, Q>(c);
 }
 
 template <class P, class Q>
 __device__ __forceinline__ Fp64<P, Q> fp_sqr(const Fp64<P, Q>& a) {
-    unsigned long long c[16];
-#pragma unroll
-    for (int k = 0; k < 16; k++) c[k] = 0;
+    unsigned long long c[16] = {};
     f64_detail::add_square(c, f64x8_from_words(a.w.v));
     return fp64_finish<P, Q>(c);
 }
@@ -251,9 +245,7 @@ __device__ __forceinline__ Fp64<P, Q> fp_sqr(const Fp64<P, Q>& a) {
 template <class P, class Q>
 __device__ __forceinline__ Fp64<P, Q> fp_mul_add(const Fp64<P, Q>& a, const Fp64<P, Q>& b, const Fp64<P, Q>& c,
                                                  const Fp64<P, Q>& d) {
-    unsigned long long col[16];
-#pragma unroll
-    for (int k = 0; k < 16; k++) col[k] = 0;
+    unsigned long long col[16] = {};
     f64_detail::add_product(col, f64x8_from_words(a.w.v), f64x8_from_words(b.w.v));
     f64_detail::add_product(col, f64x8_from_words(c.w.v), f64x8_from_words(d.w.v));
     return fp64_finish<P, Q>(col);
