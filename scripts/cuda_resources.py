@@ -1,9 +1,10 @@
 """Compile the CUDA module offline with nvcc and print per-kernel registers,
 spills and stack: a check of the device code on a machine without a GPU.
 
-    python scripts/cuda_resources.py [--pairing] [bls12_381|bn254] [kernel-substring ...]
+    python scripts/cuda_resources.py [--pairing] [bls12_381|bn254] [-DNAME[=V] ...] [kernel-substring ...]
 
---pairing compiles the aggregate's pairing module (pairing_source.py) instead.
+--pairing compiles the aggregate's pairing module (pairing_source.py) instead; -D options
+compile a variant (msm_variants' --variant), e.g. -DCUZK_G1_MIXED=2.
 """
 
 import re
@@ -44,7 +45,8 @@ def _expand(name: str, seen: set) -> str:
 def main() -> None:
     args = sys.argv[1:]
     pairing = "--pairing" in args
-    args = [a for a in args if a != "--pairing"]
+    defines = [a for a in args if a.startswith("-D")]
+    args = [a for a in args if a != "--pairing" and not a.startswith("-D")]
     curve = args[0] if args else "bls12_381"
     want = args[1:]
     head = "typedef unsigned int u32;\ntypedef unsigned long long u64;\n" + _consts(curve)
@@ -66,7 +68,7 @@ def main() -> None:
         cu = Path(tmp) / "m.cu"
         cu.write_text(code)
         t = time.time()
-        r = subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-cubin", "-Xptxas", "-v", str(cu), "-o",
+        r = subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-cubin", "-Xptxas", "-v", *defines, str(cu), "-o",
                             str(Path(tmp) / "m.cubin")], capture_output=True, text=True)
         dt = time.time() - t
         if keep and not r.returncode:

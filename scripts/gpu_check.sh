@@ -248,8 +248,9 @@ fi
 if [ "$MODE" = tables ]; then  # MSM window tables: conformance, then widths x sizes against the plain MSM
   [ -n "${NOTEST:-}" ] || timeout 200 python3 -m pytest -q -x -p no:cacheprovider tests/backend/test_gpu_tables.py tests/backend/test_gpu_kernels.py \
     -k "table or msm" 2>&1 | tail -8 | tee "$OUT/table_tests.txt"
-  timeout 240 python3 -m cuzk.bench.msm_variants --quick --tables ${TABLES:-8,16,20} "$OUT/msm_tables.json" ${LOGS:-20 22 24} \
-    2>&1 | tee "$OUT/msm_tables.txt"
+  # TABLES: widths, C:S for a row every S windows (20:7 at 2^27: 2 rows); MSM_C: the plain rows' widths
+  timeout ${TABLES_S:-240} python3 -m cuzk.bench.msm_variants --quick --tables ${TABLES:-8,16,20} ${MSM_C:+--c $MSM_C} \
+    "$OUT/msm_tables.json" ${LOGS:-20 22 24} 2>&1 | tee "$OUT/msm_tables.txt"
   save_cache; exit 0
 fi
 if [ "$MODE" = msm ]; then  # MSM only: conformance, stage breakdown, the kernel benchmark's MSM G1 rows

@@ -123,7 +123,8 @@ def run(backend_name: str = "cpu", json_path: str | None = None, sizes: dict | N
         records.append(rec)
         print(f"  {rec['op']:<8} {rec['curve']:<10} n=2^{int(rec['n']).bit_length() - 1:<3} {rec['ms']:10.3f} ms"
               + (f"   {rec['ref']} {rec['ref_ms']:.3f} ms  ratio {rec['ratio']:.2f}" if rec["ref_ms"] else "")
-              + (f"   [window table c={rec['table_c']}, {rec['table_gib']} GiB, built once in {rec['table_build_ms']:.0f} ms]"
+              + (f"   [window table c={rec['table_c']}, {rec['table_sets']} sets, {rec['table_gib']} GiB past the bases, "
+                 f"built once in {rec['table_build_ms']:.0f} ms]"
                  if "table_c" in rec else ""),
               file=out, flush=True)
 
@@ -150,9 +151,10 @@ def run(backend_name: str = "cpu", json_path: str | None = None, sizes: dict | N
                 d_pts, d_sc = dev(pts), dev(sc)
                 ms = timed(lambda: backend.msm(curve, group, d_pts, d_sc), repeat, sync=sync)
                 rec = dict(op=f"msm_{group}", curve=cname, n=n, ms=ms)
-                table = backend.window_table(curve, group, d_pts) if hasattr(backend, "window_table") else None
+                tables = getattr(backend, "tables", None)
+                table = tables.find(d_pts.data.ptr) if tables is not None else None
                 if table is not None:  # built once by the warm-up call, kept for the timed ones
-                    rec.update(table_c=table.c, table_gib=round(table.nbytes / 2**30, 2),
+                    rec.update(table_c=table.c, table_sets=table.sets, table_gib=round(table.nbytes / 2**30, 2),
                                table_build_ms=round(table.build_ms, 1))
                 del d_pts, d_sc, table
                 if cname == "bls12_381" and ark.ark is not None and n <= ARK_MAX_N:

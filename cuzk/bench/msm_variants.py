@@ -1,11 +1,13 @@
 """MSM tuning on the device: stage times (sort, accumulate, reduce) of the
 pippenger over window widths x block sizes, each result checked against the
 first case's. Prints one line per case and writes JSON. To compare a kernel
-change, add its compile options (-D...) to VARIANTS. `--tables 18,20` also
+change, add its compile options (-D...) to VARIANTS. `--tables 20,22:6` also
 times the MSM through window tables of those widths (0: the default width),
-with each table's build time.
+each with a row for every window, or for every S-th one with `C:S` (S bucket
+sets: 20:7 is 2 rows of 2^n points, the bases and 2^140 times them), with each
+table's build time and size; a table that does not fit is reported as such.
 
-    python -m cuzk.bench.msm_variants [--quick] [--tables C,...] [--variant NAME:-DX ...] [--c C,...]
+    python -m cuzk.bench.msm_variants [--quick] [--tables C[:S],...] [--variant NAME:-DX ...] [--c C,...]
         OUT.json [log_n ...]
 
 `--variant` adds a module compiled with that NVRTC option beside the default;
@@ -26,6 +28,7 @@ import numpy as np
 from cuzk.backend.cuda import msm as M
 from cuzk.backend.cuda.events import EventTimer
 from cuzk.backend.cuda.module import arch_option, source
+from cuzk.backend.window_tables import table_window
 from cuzk.curve import get_curve
 
 VARIANTS = {"default": ()}  # name -> extra NVRTC options
@@ -49,7 +52,7 @@ def main():
     table_cs = []
     if "--tables" in args:
         k = args.index("--tables")
-        table_cs = [int(x) for x in args[k + 1].split(",")]
+        table_cs = [tuple(int(v) for v in x.split(":")) for x in args[k + 1].split(",")]
         del args[k:k + 2]
     widths = None
     if "--c" in args:
@@ -94,24 +97,32 @@ def main():
                     print(f"2^{log_n} {name:12s} c={c} threads={threads}: total {med['total']:.1f} ms  "
                           + "  ".join(f"{k.split('/')[-1]} {v:.1f}" for k, v in med.items() if k != "total")
                           + ("" if ok else "  RESULT DIFFERS"), flush=True)
-        for tc in table_cs:
-            tc = tc or M.table_window(n)
-            table = M.build_table(curve, "g1", bases, tc)
-            times = []
-            for rep in range(4):
-                timer = EventTimer()
-                with timer.phase("total"):
-                    pt = M.pippenger(curve, "g1", bases, sc, n, kern=lambda _c, k: M.fn(curve.name, k), timer=timer,
-                                     table=table)
-                times.append(timer.results())
+        for spec in table_cs:
+            tc, sets = (spec[0] or table_window(n)), (spec[1] if len(spec) > 1 else 1)
+            try:
+                table = M.build_table(curve, "g1", bases, tc, sets)
+                times = []
+                for rep in range(4):
+                    timer = EventTimer()
+                    with timer.phase("total"):
+                        pt = M.pippenger(curve, "g1", bases, sc, n, kern=lambda _c, k: M.fn(curve.name, k),
+                                         timer=timer, table=table)
+                    times.append(timer.results())
+            except cp.cuda.memory.OutOfMemoryError as exc:
+                print(f"2^{log_n} table c={tc} sets={sets}: does not fit ({exc})", flush=True)
+                rows.append({"log_n": log_n, "variant": "table", "c": tc, "sets": sets, "fits": False})
+                table = pt = None
+                cp.get_default_memory_pool().free_all_blocks()
+                continue
             res = M._combine(curve, "g1", [M._xyzz_to_host(curve, "g1", pt, 1)])
             ok = ref is None or bool(np.array_equal(res, ref))
             med = {k: float(np.median([t[k] for t in times[1:]])) for k in times[0]}
-            row = {"log_n": log_n, "variant": "table", "c": tc, "nwin": table.nwin, "table_gib": table.nbytes / 2**30,
-                   "build_ms": table.build_ms, "same_result": ok, **med}
+            row = {"log_n": log_n, "variant": "table", "c": tc, "sets": sets, "nwin": table.nwin, "rows": table.nrows,
+                   "table_gib": table.nbytes / 2**30, "build_ms": table.build_ms, "same_result": ok, **med}
             rows.append(row)
-            print(f"2^{log_n} table c={tc} ({table.nwin} windows, {table.nbytes / 2**30:.1f} GiB, built in "
-                  f"{table.build_ms:.0f} ms): total {med['total']:.1f} ms  "
+            print(f"2^{log_n} table c={tc} sets={sets} ({table.nwin} windows, {table.nrows} rows, "
+                  f"{table.nbytes / 2**30:.1f} GiB past the bases, built in {table.build_ms:.0f} ms): "
+                  f"total {med['total']:.1f} ms  "
                   + "  ".join(f"{k.split('/')[-1]} {v:.1f}" for k, v in med.items() if k != "total")
                   + ("" if ok else "  RESULT DIFFERS"), flush=True)
             del table, pt

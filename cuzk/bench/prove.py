@@ -155,7 +155,8 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
             rec = {"op": "prove", "circuit": case, "log_rows": log_rows, "rows": cc.num_rows, "variables": cc.num_vars,
                    "backend": backend.describe(), "transfer": label, "repeat": repeat, "batch": batch,
                    "median_ms": per_proof, "verified": verified, "device_pool_growth_bytes": pool_growth,
-                   "device_pool_bytes": _device_pool_bytes(backend), "phases_ms": phases}
+                   "device_pool_bytes": _device_pool_bytes(backend), "window_tables": _tables_held(backend),
+                   "phases_ms": phases}
             records.append(rec)
             _print(rec, out)
     if json_path:
@@ -183,6 +184,12 @@ def _release_device(backend_name: str) -> None:
     cp.get_default_memory_pool().free_all_blocks()
 
 
+def _tables_held(backend) -> list[dict]:
+    """The MSM window tables the device kept (their memory is in the pool's figure)."""
+    cache = getattr(backend, "tables", None)
+    return [{"n": t.n, "c": t.c, "sets": t.sets, "rows": t.nrows, "bytes": t.nbytes} for t in cache.kept()] if cache else []
+
+
 def _device_pool_bytes(backend) -> int:
     """Bytes CuPy's pool holds: it keeps every block it ever took, so after the runs this is the
     high-water mark of the device memory the proofs used (plus fragmentation)."""
@@ -199,6 +206,8 @@ def _print(rec: dict, out) -> None:
     label = rec["transfer"] + (f", batch {rec['batch']}" if rec.get("batch", 1) > 1 else "")
     unit = "ms/proof" if rec.get("batch", 1) > 1 else "ms"
     held = f"; device pool {rec['device_pool_bytes'] / 2**30:.1f} GiB" if rec.get("device_pool_bytes") else ""
+    held += "".join(f"; window table over 2^{t['n'].bit_length() - 1} bases c={t['c']}, {t['sets']} sets, {t['rows']} "
+                    f"rows, {t['bytes'] / 2**30:.1f} GiB" for t in rec.get("window_tables", []))
     print(f"  {label:34s} median {rec['median_ms']:9.1f} {unit}  [{ver}; device pool growth "
           f"{rec['device_pool_growth_bytes']} B{held}]", file=out)
     ph = rec["phases_ms"]

@@ -439,7 +439,8 @@ gpu_workers_per_device = 2
 # Kernel threads of the CPU prover (0 = all cores).
 gpu_threads = 0
 # Share of each GPU's memory that MSM window tables may hold (2^(c w) multiples of
-# the bases, built once per parameter set; 13x the bases at 2^24). 0 turns them off.
+# the bases, built once per parameter set; 12x the bases at 2^24, fewer rows where
+# those do not fit here or in the memory a proof leaves free). 0 turns them off.
 msm_table_fraction = 0.6
 
 [scheduler]

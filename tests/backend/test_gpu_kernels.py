@@ -322,9 +322,10 @@ def test_msm_2_20_matches_the_oracle(cuda):
     assert pool.G.to_ints(got[None])[0] == pool.expect([pool.logs[i] for i in idx], ints)
 
 
-def _signed_digit_entries(ints, c, nwin, table_n, index):
+def _signed_digit_entries(ints, c, nwin, sets, table_n, index):
     """(bucket, value) of every nonzero signed digit, in Python integers: the specification of
-    bucket_sort's output (scalars equal to 1 belong to batch addition and have none)."""
+    bucket_sort's output (scalars equal to 1 belong to batch addition and have none). Window w's
+    digit goes to bucket set w % sets and names table row w // sets (rows table_n points apart)."""
     half, out = 1 << (c - 1), []
     for j, s in enumerate(ints):
         s = 0 if s == 1 else s
@@ -335,16 +336,17 @@ def _signed_digit_entries(ints, c, nwin, table_n, index):
             neg, carry = (1, 1) if d > half else (0, 0)
             d = (1 << c) - d if neg else d
             if d:
-                out.append(((0 if table_n else w * half) + d - 1, (base + w * table_n) | (neg << 31)))
+                out.append(((w % sets) * half + d - 1, (base + (w // sets) * table_n) | (neg << 31)))
     return np.array(out, dtype=np.int64).reshape(-1, 2)
 
 
 @pytest.mark.parametrize("c", [8, 16, 20])
-@pytest.mark.parametrize("layout", ["plain", "gathered", "table"])
+@pytest.mark.parametrize("layout", ["plain", "gathered", "table", "strided", "strided-gathered"])
 def test_bucket_sort_groups_every_digit_in_its_bucket(c, layout):
     """bucket_sort against a Python model of the signed digits: the same (bucket, base | sign) pairs,
     each bucket's in its offsets range, with scalars that carry through every window (r - 1),
-    sit on a bucket edge (2^(c-1), 2^(c-1) + 1), are 0, 1 or 2, or repeat one value."""
+    sit on a bucket edge (2^(c-1), 2^(c-1) + 1), are 0, 1 or 2, or repeat one value. Through a
+    table with a row for every window, or for every third (3 bucket sets)."""
     import cupy as cp
 
     from cuzk.backend.cuda import msm as cuda_msm
@@ -357,16 +359,19 @@ def test_bucket_sort_groups_every_digit_in_its_bucket(c, layout):
     special = [0, 1, 2, r - 1, 1 << (c - 1), (1 << (c - 1)) + 1, ints[7]]
     for i in range(0, n, 3):
         ints[i] = special[(i // 3) % len(special)]
-    nwin = cuda_msm.table_windows(c) if layout == "table" else (256 + c) // c
-    table_n = 1 << 13 if layout == "table" else 0
-    index = rng.permutation(1 << 14)[:n].astype(np.uint32) if layout == "gathered" else None
+    tabled = layout in ("table", "strided", "strided-gathered")
+    nwin = -(-256 // c) if tabled else (256 + c) // c
+    sets = 1 if layout == "table" else 3 if tabled else nwin
+    table_n = 1 << 14 if tabled else 0
+    index = rng.permutation(1 << 14)[:n].astype(np.uint32) if layout.endswith("gathered") else None
     scalars = np.array([[(x >> (64 * k)) & (2**64 - 1) for k in range(4)] for x in ints], dtype=np.uint64)
     err = cp.zeros(1, dtype=cp.uint32)
     offsets, ordered = cuda_msm.bucket_sort("bls12_381", cp.asarray(scalars).view(cp.uint32), n, c, nwin, err,
-                                            table_n=table_n, index=None if index is None else cp.asarray(index))
+                                            sets=sets, table_n=table_n,
+                                            index=None if index is None else cp.asarray(index))
     offsets, ordered = cp.asnumpy(offsets).astype(np.int64), cp.asnumpy(ordered).astype(np.int64)
-    want = _signed_digit_entries(ints, c, nwin, table_n, index)
-    nb = (1 if table_n else nwin) << (c - 1)
+    want = _signed_digit_entries(ints, c, nwin, sets, table_n, index)
+    nb = sets << (c - 1)
     assert offsets.shape == (nb + 1,) and offsets[0] == 0 and (np.diff(offsets) >= 0).all()
     assert offsets[-1] == len(want)
     got = np.stack([np.repeat(np.arange(nb), np.diff(offsets)), ordered[:offsets[-1]]], axis=1)

@@ -17,8 +17,8 @@ def cuda():
 
 
 @pytest.mark.parametrize("curve_name", ["bls12_381", "bn254"])
-@pytest.mark.parametrize("group", ["g1", "g2"])
-def test_table_rows_are_window_multiples(cuda, curve_name, group):
+@pytest.mark.parametrize("group,sets", [("g1", 1), ("g2", 1), ("g1", 3)])
+def test_table_rows_are_window_multiples(cuda, curve_name, group, sets):
     import cupy as cp
 
     from cuzk.backend.cuda import msm as M
@@ -27,26 +27,31 @@ def test_table_rows_are_window_multiples(cuda, curve_name, group):
     pool = pool_of(curve_name, group, 300)
     pts = np.concatenate([pool.points, pool.G.identity(2)])
     c = 13
-    table = M.build_table(curve, group, M._bases_view(curve, group, cp.asarray(pts)), c)
-    assert table.nwin == 20 and table.points.shape[0] == 20 * len(pts)
-    rows = cp.asnumpy(table.points).view(np.uint64).reshape((table.nwin,) + pts.shape)
-    for w in (0, 1, 7, table.nwin - 1):  # row w holds [2^(c w)] P_i: checked by the outside library on a sample
-        got = pool.G.to_ints(rows[w])
+    table = M.build_table(curve, group, M._bases_view(curve, group, cp.asarray(pts)), c, sets)
+    nrows = -(-20 // sets)  # 20 windows of 13 bits
+    assert (table.nwin, table.sets, table.nrows) == (20, sets, nrows)
+    assert table.rows.shape[0] == (nrows - 1) * len(pts)  # row 0 is the bases themselves
+    rows = cp.asnumpy(table.rows).view(np.uint64).reshape((nrows - 1,) + pts.shape)
+    for j in sorted({1, 2, nrows - 1}):  # row j holds [2^(c sets j)] P_i: checked by the outside library on a sample
+        got = pool.G.to_ints(rows[j - 1])
         for i in (0, 1, 150, 299):
-            assert got[i] == pool.times_g(pool.logs[i] << (c * w)), (w, i)
+            assert got[i] == pool.times_g(pool.logs[i] << (c * sets * j)), (j, i)
         assert got[300:] == [None, None]  # infinity stays infinity
 
 
 @pytest.mark.parametrize("curve_name", ["bls12_381", "bn254"])
-@pytest.mark.parametrize("group,c", [("g1", 9), ("g1", 14), ("g2", 11)])
-def test_msm_through_a_table_matches_cpu(cuda, curve_name, group, c):
+@pytest.mark.parametrize("group,c,sets", [("g1", 9, 1), ("g1", 9, 4), ("g1", 9, 28), ("g1", 14, 1), ("g1", 14, 10),
+                                          ("g2", 11, 1), ("g2", 11, 12)])
+def test_msm_through_a_table_matches_cpu(cuda, curve_name, group, c, sets):
+    """A row for every window (sets = 1), for every sets-th one, and two rows (the bases and one
+    more: sets = nwin - 1 at c = 9, 10 of 19 at c = 14): each against the CPU and the outside library."""
     import cupy as cp
 
     from cuzk.backend.cuda import msm as M
 
     curve = get_curve(curve_name)
     grp = getattr(curve, group)
-    rng = np.random.default_rng(c)
+    rng = np.random.default_rng(c * 100 + sets)
     n = 5000
     pool = pool_of(curve_name, group, 2500)
     idx = rng.integers(0, 2500, n)  # 2500 distinct bases, some twice: doublings inside buckets
@@ -59,11 +64,43 @@ def test_msm_through_a_table_matches_cpu(cuda, curve_name, group, c):
         ints[i] = pool.r - 1
     sc = pool.scalars(ints)
     flat = M._bases_view(curve, group, cp.asarray(pts))
-    table = M.build_table(curve, group, flat, c)
+    table = M.build_table(curve, group, flat, c, sets)
     got = M.msm(curve, group, flat, cp.asarray(sc), table=lambda: table)
     assert (got == get_backend("cpu").msm(curve, group, pts, sc)).all()
     assert grp.to_ints(got[None])[0] == pool.expect([0 if i < 0 else pool.logs[i] for i in idx], ints)
     assert (got == M.msm(curve, group, flat, cp.asarray(sc))).all()  # and the plain path
+
+
+@pytest.mark.parametrize("sets", [1, 7])
+def test_table_over_many_distinct_bases_matches_cpu(cuda, sets):
+    """2^16 distinct random bases at c = 20 (13 windows: every row, or 2 rows of 7 bucket sets),
+    scalars random, r - 1 (a carry through every window), 2^(c-1) and 2^(c-1) + 1 (a digit on
+    the sets' edge, in every window), and one value repeated, gathered by the sparse path too."""
+    import cupy as cp
+
+    from cuzk.backend.cuda import msm as M
+
+    curve = get_curve("bls12_381")
+    rng = np.random.default_rng(sets)
+    n = 1 << 16
+    pts = curve.g1.random(n, rng)
+    r = curve.fr.p
+    ints = [int.from_bytes(rng.bytes(32), "little") % r for _ in range(n)]
+    edge = sum(1 << (20 * w + 19) for w in range(12))  # digit 2^19 (negated or kept) in every window
+    special = [r - 1, edge, edge + sum(1 << (20 * w) for w in range(12)), ints[5], 0, 1]
+    for i in range(0, n, 4):
+        ints[i] = special[(i // 4) % len(special)]
+    sc = np.array([[(x >> (64 * k)) & (2**64 - 1) for k in range(4)] for x in ints], dtype=np.uint64)
+    flat = M._bases_view(curve, "g1", cp.asarray(pts))
+    table = M.build_table(curve, "g1", flat, 20, sets)
+    want = get_backend("cpu").msm(curve, "g1", pts, sc)
+    assert (M.msm(curve, "g1", flat, cp.asarray(sc), table=lambda: table) == want).all()
+    sparse = sc.copy()
+    sparse[1::3] = 0  # a third of the scalars need Pippenger: gathered with their indices, through the table
+    sparse[2::3, 1:] = 0
+    sparse[2::3, 0] = 1
+    assert (M.msm(curve, "g1", flat, cp.asarray(sparse), table=lambda: table)
+            == get_backend("cpu").msm(curve, "g1", pts, sparse)).all()
 
 
 def test_backend_keeps_one_table_per_base_array_within_budget(cuda):
@@ -88,6 +125,23 @@ def test_backend_keeps_one_table_per_base_array_within_budget(cuda):
     assert len(be.tables) == 1
     off = CudaBackend(table_fraction=0)
     assert off.window_table(curve, "g1", pts) is None and (off.msm(curve, "g1", pts, sc) == want).all()
+
+
+def test_backend_keeps_fewer_rows_where_every_window_does_not_fit(cuda):
+    """A budget of 4 rows of the bases' size plus the build's scratch (2 XYZZ-halves a base): at
+    c = 8 (32 windows, 2^13 bases) that is 5 rows, so 7 bucket sets (ceil(32/7) = 5; 6 would need 6)."""
+    from cuzk.backend.cuda import CudaBackend
+
+    curve = get_curve("bls12_381")
+    rng = np.random.default_rng(8)
+    n = 1 << 13
+    pts = curve.g1.random(n, rng)
+    sc = curve.fr.from_mont(curve.fr.random(n, rng))
+    be = CudaBackend()
+    be.tables.budget = 6 * n * 96  # G1 affine: 96 bytes a point
+    table = be.window_table(curve, "g1", pts)
+    assert (table.c, table.sets, table.nrows, table.nbytes) == (8, 7, 5, 4 * n * 96)
+    assert (be.msm(curve, "g1", pts, sc) == get_backend("cpu").msm(curve, "g1", pts, sc)).all()
 
 
 def test_non_canonical_scalars_are_refused_through_a_table(cuda):

@@ -2,7 +2,10 @@
 
 import threading
 
-from cuzk.backend.window_tables import TableCache
+from cuzk.backend.window_tables import TableCache, table_bytes, table_rows, table_sets
+
+G1 = 96  # bytes of an affine BLS12-381 G1 point
+PLAIN_2_27 = 13 << 19  # the plain MSM at 2^27: 13 windows of 20 bits, 2^19 buckets each
 
 
 def test_builds_within_budget_and_reuses():
@@ -49,3 +52,71 @@ def test_concurrent_requests_build_once():
     for t in threads:
         t.join(timeout=30)
     assert calls == [1] and cache.used == 10
+
+
+def test_room_is_what_the_tables_leave():
+    cache = TableCache(100)
+    assert cache.room() == 100
+    cache.get("a", 30, lambda: "A")
+    assert cache.room() == 70
+
+
+def test_clear_after_out_of_memory_halves_what_tables_may_hold():
+    cache = TableCache(100)
+    cache.get("a", 60, lambda: "A")
+    cache.clear()  # the proof ran out of memory with 60 bytes of tables
+    assert len(cache) == 0 and cache.used == 0 and cache.room() == 30
+    assert cache.get("a", 60, lambda: "again") is None  # not rebuilt into the same error
+    assert cache.get("b", 30, lambda: "B") == "B"
+    cache.clear()
+    cache.clear()  # none held: no more tables on this device
+    assert cache.room() == 0 and cache.get("c", 1, lambda: "C") is None
+
+
+def test_find_returns_a_kept_table_only():
+    cache = TableCache(100)
+    assert cache.find("a") is None
+    cache.get("a", 10, lambda: "A")
+    assert cache.find("a") == "A" and cache.find("b") is None and cache.used == 10
+
+
+def test_a_table_is_its_rows_past_the_bases_and_a_chunk_of_scratch():
+    # 2^27 bases, c = 20: 13 windows; 7 sets leave 2 rows (windows 0-6 on the bases, 7-12 on
+    # 2^140 times them): one row of 12.9 GB to store, and 2^22 XYZZ points (2 x 96 bytes) of scratch
+    assert table_rows(20, 7) == 2 and table_rows(20, 1) == 13 and table_rows(20, 5) == 3
+    assert table_bytes(1 << 27, 20, 7, G1) == (12_884_901_888, 805_306_368)
+    assert table_bytes(1 << 12, 8, 1, G1) == (31 * 4096 * 96, 2 * 4096 * 96)  # 32 windows, small n: all scratch
+
+
+def test_table_sets_takes_the_fewest_sets_that_fit():
+    n = 1 << 27
+    row = n * G1
+    chunk = 805_306_368
+    assert table_sets(n, 20, G1, 12 * row + chunk, PLAIN_2_27) == 1  # every window
+    assert table_sets(n, 20, G1, 12 * row + chunk - 1, PLAIN_2_27) == 2  # 7 rows: 6 past the bases
+    assert table_sets(n, 20, G1, 2 * row + chunk, PLAIN_2_27) == 5  # 3 rows (4 sets would need 4)
+    assert table_sets(n, 20, G1, row + chunk, PLAIN_2_27) == 7  # 2 rows
+    assert table_sets(n, 20, G1, row + chunk - 1, PLAIN_2_27) is None  # not even one row past the bases
+    assert table_sets(n, 20, G1, 0, PLAIN_2_27) is None
+
+
+def test_table_sets_never_gives_more_buckets_than_the_plain_msm():
+    # 2^24: the plain MSM has 17 windows of 2^15 buckets (c = 16); a c = 20 table's set has 2^19,
+    # so only a table with one set qualifies, however little memory the room leaves
+    n = 1 << 24
+    plain = 17 << 15
+    assert table_sets(n, 20, G1, 1 << 50, plain) == 1
+    assert table_sets(n, 20, G1, 6 * n * G1 + (1 << 30), plain) is None  # 7 rows would fit, with 2 sets
+
+
+def test_table_point_indices_stay_below_the_sign_bit():
+    # 2^28 bases: 13 rows would name points up to 13 * 2^28 > 2^31; 7 rows (2 sets) stay below
+    assert table_sets(1 << 28, 20, G1, 1 << 50, 13 << 19) == 2
+
+
+def test_kept_lists_the_tables_oldest_first():
+    cache = TableCache(100)
+    cache.get("a", 10, lambda: "A")
+    cache.get("b", 10, lambda: "B")
+    cache.get("c", 90, lambda: "C")  # does not fit
+    assert cache.kept() == ["A", "B"]

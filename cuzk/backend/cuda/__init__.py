@@ -19,7 +19,10 @@ from . import msm as _msm
 from . import ntt as _ntt
 from .events import EventTimer
 from .module import fn
+from .. import window_tables as wt
 from ..window_tables import TableCache
+
+TABLE_RESERVE = 0.05  # of the device's memory, left free by a window table for the rest of the proof
 from .transfer import Prefetched, Uploader
 
 
@@ -221,18 +224,30 @@ class CudaBackend(Backend):
                             table=lambda: self.window_table(curve, group, d_bases))
 
     def window_table(self, curve, group, bases):
-        """The MSM window table over `bases` (built on first use when the
-        budget allows, then kept), or None."""
+        """The MSM window table over `bases` (built on first use when it fits, then kept), or None.
+        Its rows must fit in what the table budget has left and in the device's free memory less
+        the MSM's own sort and a reserve (TABLE_RESERVE of the device): the fewest bucket sets
+        whose rows fit (window_tables.table_sets), one row for every window where that fits."""
         curve = as_curve(curve)
         with self.device:
             d_bases = self.resident.get(bases)
             flat = _msm._bases_view(curve, group, d_bases)
             n = int(flat.shape[0])
-            if n < _msm.TABLE_MIN_N:
+            key = d_bases.data.ptr
+            hit = self.tables.find(key)
+            if hit is not None or n < wt.TABLE_MIN_N:
+                return hit
+            c = wt.table_window(n)
+            free, total = cp.cuda.runtime.memGetInfo()
+            pool = cp.get_default_memory_pool()
+            sort = 8 * wt.table_windows(c) * n  # the sort's keys and entries, 4 bytes each
+            room = min(self.tables.room(), free + pool.free_bytes() - sort - int(TABLE_RESERVE * total))
+            pb = _msm.point_bytes(curve, group)
+            sets = wt.table_sets(n, c, pb, room, _msm.plain_buckets(n))
+            if sets is None:
                 return None
-            c = _msm.table_window(n)
-            nbytes, scratch = _msm.table_bytes(curve, group, n, c)
-            return self.tables.get(d_bases.data.ptr, nbytes, lambda: _msm.build_table(curve, group, flat, c),
+            nbytes, scratch = wt.table_bytes(n, c, sets, pb)
+            return self.tables.get(key, nbytes, lambda: _msm.build_table(curve, group, flat, c, sets),
                                    holder=d_bases, scratch=scratch)
 
     def fixed_base(self, curve, group, base):

@@ -76,14 +76,15 @@ extern "C" __global__ void __launch_bounds__(256) msm_classify(const u32* scalar
     }
 }
 
-// Signed digits of each scalar (canonical, 8 x u32 limbs): for point i and
-// window w, key = w * 2^(c-1) + |d| - 1 (or SKIP_KEY when d = 0); counts[key]++.
-// With a window table (`merged`), window w's digit multiplies table point
-// w * n + i = 2^(c w) P_i, so all windows share one set of 2^(c-1) buckets:
-// key = |d| - 1. A carry out of the top window (a scalar too wide for nwin
-// windows) sets *err. Scalars equal to 1 are skipped (msm_classify gave them
-// to batch addition).
-extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin, u32 merged, u32* keys,
+// Signed digits of each scalar (canonical, 8 x u32 limbs): for point i and window w, the
+// digit d goes to bucket set w % sets: key = (w % sets) * 2^(c-1) + |d| - 1 (or SKIP_KEY when
+// d = 0); counts[key]++. The plain MSM has a set per window (sets = nwin). A window table
+// (WindowTable in msm.py) holds the rows 2^(c sets j) P_i, so window w = sets j + s multiplies
+// row j by 2^(c s) like window s does the bases: windows one row apart share a set of buckets
+// (one row per window: sets = 1, every window in one set). A carry out of the top window (a
+// scalar too wide for nwin windows) sets *err. Scalars equal to 1 are skipped (msm_classify
+// gave them to batch addition).
+extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin, u32 sets, u32* keys,
                                       u32* counts, u32* err) {
     const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -93,7 +94,7 @@ extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin
     if (scalar_is_one(s)) s[0] = 0;
     const u32 half = 1u << (c - 1);
     const u32 mask = (1u << c) - 1;
-    u32 carry = 0;
+    u32 carry = 0, set = 0;
     for (u32 w = 0; w < nwin; w++) {
         const u32 bit = w * c;
         const u32 limb = bit >> 5, sh = bit & 31;
@@ -109,28 +110,37 @@ extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin
             carry = 0;
         }
         if (d) {
-            key = (merged ? 0 : w * half) + d - 1;
+            key = set * half + d - 1;
             atomicAdd(&counts[key], 1u);
         }
         keys[(u64)w * n + i] = key == SKIP_KEY ? SKIP_KEY : (key | (neg << 31));
+        if (++set == sets) set = 0;
     }
     if (carry) atomicOr(err, 1u);
 }
 
-// Place each (window, scalar j) into its bucket's run: sorted[pos] = the base's index
-// (index[j] for gathered scalars, else j; plus w * nbases in a window table) | neg << 31.
-extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32 merged, const u32* index,
-                                       u32 indexed, u64 nbases, u32* cursor, u32* sorted) {
+// Place each (window w, scalar j) into its bucket's run: sorted[pos] = the point's index | neg << 31:
+// the base's (index[j] for gathered scalars, else j), plus (w / sets) * nbases, its table row.
+extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 sets, const u32* index, u32 indexed,
+                                       u64 nbases, u64 total, u32* cursor, u32* sorted) {
     const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= n * nwin) return;
+    if (t >= total) return;
     const u32 k = keys[t];
     if (k == SKIP_KEY) return;
     const u32 key = k & 0x7fffffffu;
     const u32 pos = atomicAdd(&cursor[key], 1u);
-    const u64 j = t % n;
+    const u64 w = t / n, j = t - w * n;
     u64 i = indexed ? index[j] : j;
-    if (merged) i += (t / n) * nbases;
+    i += (w / sets) * nbases;
     sorted[pos] = (u32)i | (k & 0x80000000u);
+}
+
+// A point of the MSM by its index: a base (i < nbase), or a window table's row (the rows after
+// the bases, which stay where they are: a table costs no copy of them).
+template <class F>
+__device__ __forceinline__ Affine<F> load_point(const u32* bases, u32 nbase, const u32* rows, u32 i) {
+    const bool row = i >= nbase;
+    return load_affine<F>(row ? rows : bases, row ? i - nbase : i);
 }
 
 // Montgomery's batch inversion for a grid-strided set of XYZZ points, in two halves that the
@@ -171,8 +181,9 @@ __device__ __forceinline__ void batch_to_affine(const u32* scratch, u32* dst, u6
 // goes to buckets[b]; one that began before it to first[t], one that goes on past it to last[t];
 // the combine-parts kernel adds those. Each next point is loaded before the current one is added.
 template <class F>
-__device__ __forceinline__ void msm_accumulate_run(const u32* bases, const u32* sorted, const u32* offsets, u32 nbuckets,
-                                                   u32 run, u32* buckets, u32* first, u32* last) {
+__device__ __forceinline__ void msm_accumulate_run(const u32* bases, u32 nbase, const u32* rows, const u32* sorted,
+                                                   const u32* offsets, u32 nbuckets, u32 run, u32* buckets,
+                                                   u32* first, u32* last) {
     const u32 total = offsets[nbuckets]; // entries sorted (zero digits have none): no host sync
     const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
     const u64 s64 = (u64)t * run;
@@ -186,13 +197,13 @@ __device__ __forceinline__ void msm_accumulate_run(const u32* bases, const u32* 
     u32 b = lo, bend = offsets[b + 1];
     XYZZ<F> acc = XYZZ<F>::zero();
     u32 en = sorted[s];
-    Affine<F> q = load_affine<F>(bases, en & 0x7fffffffu);
+    Affine<F> q = load_point<F>(bases, nbase, rows, en & 0x7fffffffu);
     for (u32 j = s; j < e; j++) {
         Affine<F> cur = q;
         if (en & 0x80000000u) cur.y = fp_neg(cur.y);
         if (j + 1 < e) {
             en = sorted[j + 1];
-            q = load_affine<F>(bases, en & 0x7fffffffu);
+            q = load_point<F>(bases, nbase, rows, en & 0x7fffffffu);
         }
         acc = xyzz_add_affine_inline(acc, cur);
         if (j + 1 == bend || j + 1 == e) {
@@ -206,10 +217,10 @@ __device__ __forceinline__ void msm_accumulate_run(const u32* bases, const u32* 
 }
 
 #define MSM_ACCUMULATE(G, F, ACC_BLOCKS)                                                                 \
-    extern "C" __global__ void __launch_bounds__(128, ACC_BLOCKS) G##_msm_accumulate(const u32* bases, const u32* sorted, \
-                                                  const u32* offsets, u32 nbuckets, u32 run, u32* buckets, \
-                                                  u32* first, u32* last) {                                 \
-        msm_accumulate_run<F>(bases, sorted, offsets, nbuckets, run, buckets, first, last);               \
+    extern "C" __global__ void __launch_bounds__(128, ACC_BLOCKS) G##_msm_accumulate(const u32* bases, u32 nbase, \
+                                                  const u32* rows, const u32* sorted, const u32* offsets,  \
+                                                  u32 nbuckets, u32 run, u32* buckets, u32* first, u32* last) { \
+        msm_accumulate_run<F>(bases, nbase, rows, sorted, offsets, nbuckets, run, buckets, first, last);  \
     }
 
 #define MSM_KERNELS(G, F)                                                                                    \
@@ -335,11 +346,13 @@ MSM_KERNELS(g1, fq64_t)
 // the same study, both pipes at once: of each 4 warps, CUZK_G1_MIXED (1-3) accumulate with the
 // FP64 product, the others with the integer one (--variant mixed:-DCUZK_G1_MIXED=2)
 typedef Fp64<fq_params, fq64_params> fq64_t;
-extern "C" __global__ void __launch_bounds__(128, 2) g1_msm_accumulate(const u32* bases, const u32* sorted,
-                                                                        const u32* offsets, u32 nbuckets, u32 run,
-                                                                        u32* buckets, u32* first, u32* last) {
-    if (((threadIdx.x >> 5) & 3) < CUZK_G1_MIXED) msm_accumulate_run<fq64_t>(bases, sorted, offsets, nbuckets, run, buckets, first, last);
-    else msm_accumulate_run<fq_t>(bases, sorted, offsets, nbuckets, run, buckets, first, last);
+extern "C" __global__ void __launch_bounds__(128, 2) g1_msm_accumulate(const u32* bases, u32 nbase, const u32* rows,
+                                                                        const u32* sorted, const u32* offsets,
+                                                                        u32 nbuckets, u32 run, u32* buckets,
+                                                                        u32* first, u32* last) {
+    if (((threadIdx.x >> 5) & 3) < CUZK_G1_MIXED)
+        msm_accumulate_run<fq64_t>(bases, nbase, rows, sorted, offsets, nbuckets, run, buckets, first, last);
+    else msm_accumulate_run<fq_t>(bases, nbase, rows, sorted, offsets, nbuckets, run, buckets, first, last);
 }
 MSM_KERNELS(g1, fq_t)
 #else

@@ -7,9 +7,11 @@ windows weighted on the device). The partial results come back as XYZZ
 points and are combined on the host.
 
 Bases are fixed per circuit, so a device may keep a window table for them
-(`WindowTable`: 2^(c w) P_i for every window w): all windows then share one
-set of buckets, which lets c grow (fewer windows, so fewer additions per
-point) without multiplying the buckets to reduce.
+(`WindowTable`: rows of 2^(c s j) P_i): windows a row apart then share a set
+of buckets, which lets c grow (fewer windows, so fewer additions per point)
+without multiplying the buckets to reduce. A row for every window (s = 1)
+shares one set among all; where that does not fit (13 rows of 12.9 GB at
+2^27), a row for every s-th window keeps s sets.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 
 from cuzk.curve.curves import curve_kernels
 
+from ..window_tables import TABLE_CHUNK, table_windows
 from .module import fn
 
 THREADS = 128
@@ -116,63 +119,63 @@ def _sum_groups(curve, group, d_pts, groups: int, length: int, kern=fn) -> cp.nd
 
 @dataclass
 class WindowTable:
-    """Affine 2^(c w) P_i, window-major (row w * n + i), as u32 words."""
+    """Affine rows j = 1 .. nrows - 1 of 2^(c sets j) P_i (u32 words, row-major: row j's point i at
+    (j - 1) n + i here, at j n + i among the MSM's point indices, where row 0 is the bases
+    themselves, not copied). Window w = sets j + s multiplies row j by 2^(c s), as window s does
+    the bases, so it adds into bucket set s: `sets` sets of 2^(c-1) buckets for all the windows."""
 
-    points: cp.ndarray
+    rows: cp.ndarray
     n: int
     c: int
     nwin: int
+    sets: int
     build_ms: float
 
     @property
+    def nrows(self) -> int:
+        return -(-self.nwin // self.sets)
+
+    @property
     def nbytes(self) -> int:
-        return int(self.points.nbytes)
+        return int(self.rows.nbytes)
 
 
-def table_windows(c: int) -> int:
-    # canonical scalars are < 2^255: c * nwin >= 256 leaves room for the last signed digit's carry
-    return -(-256 // c)
+def point_bytes(curve, group: str) -> int:
+    """Bytes of an affine base or table point."""
+    return 2 * _coord_words(group, curve) * 4
 
 
-def table_bytes(curve, group: str, n: int, c: int) -> tuple[int, int]:
-    """Device bytes of a table, and of the XYZZ scratch its build needs meanwhile."""
-    words = _coord_words(group, curve) * 4
-    return table_windows(c) * 2 * n * words, 4 * n * words
+def plain_buckets(n: int) -> int:
+    """Buckets of the plain MSM over n scalars (choose_window's width, a set per window)."""
+    c = choose_window(n)
+    return ((256 + c) // c) << (c - 1)
 
 
-TABLE_MIN_N = 1 << 12  # smaller MSMs run without a table
-
-
-def table_window(n: int) -> int:
-    """Window bits for a table over n bases (measured on the H200: BENCHMARKS.md).
-
-    Only widths whose top window is well filled: scalars < 2^255 leave
-    255 - c (nwin - 1) bits there, 7 for c = 8 and 15 for 16 and 20, but 0 to
-    8 for the widths between, and then a few buckets get most of the points
-    (c = 17 at 2^22: 18 s instead of 57 ms, when a thread summed a bucket).
-    c = 22 (12 windows, 13 top bits) at 2^24: 105.6 ms against 20's 101.3
-    (4 % fewer additions; the 2^21 buckets' sort and reduction cost more)."""
-    if n < 1 << 16:
-        return 8
-    return 16 if n < 1 << 23 else 20
-
-
-def build_table(curve, group: str, flat: cp.ndarray, c: int, kern=fn) -> WindowTable:
+def build_table(curve, group: str, flat: cp.ndarray, c: int, sets: int = 1, kern=fn) -> WindowTable:
+    """Rows 1 .. of the table over the bases `flat`: each row 2^(c sets) times the one before
+    (doublings, then one batch inversion back to affine per thread), TABLE_CHUNK bases a launch."""
     n = int(flat.shape[0])
     nwin = table_windows(c)
+    if not 1 <= sets < nwin:
+        raise ValueError(f"a table of {nwin} windows needs 1 to {nwin - 1} bucket sets, got {sets}")
+    nrows = -(-nwin // sets)
     t0 = time.perf_counter()
-    pts = cp.empty((nwin * n, flat.shape[1]), dtype=cp.uint32)
-    pts[:n] = flat
-    scratch = cp.empty(n * 2 * flat.shape[1], dtype=cp.uint32)  # one XYZZ point per base
+    rows = cp.empty(((nrows - 1) * n, flat.shape[1]), dtype=cp.uint32)
+    chunk = min(n, TABLE_CHUNK)
+    scratch = cp.empty(chunk * 2 * flat.shape[1], dtype=cp.uint32)  # one XYZZ point per base of a chunk
     sms = sm_count()
-    blocks = max(1, min(8 * sms, (n + THREADS - 1) // THREADS))
-    for w in range(1, nwin):
-        kern(curve.name, f"{group}_table_step")((blocks,), (THREADS,),
-                                              (pts[(w - 1) * n:w * n], np.uint64(n), np.uint32(c), pts[w * n:(w + 1) * n],
-                                               scratch))
+    for j in range(1, nrows):
+        src = flat if j == 1 else rows[(j - 2) * n:(j - 1) * n]
+        dst = rows[(j - 1) * n:j * n]
+        for lo in range(0, n, chunk):
+            m = min(chunk, n - lo)
+            blocks = max(1, min(8 * sms, (m + THREADS - 1) // THREADS))
+            kern(curve.name, f"{group}_table_step")((blocks,), (THREADS,),
+                                                  (src[lo:lo + m], np.uint64(m), np.uint32(c * sets),
+                                                   dst[lo:lo + m], scratch))
     del scratch
     cp.cuda.get_current_stream().synchronize()
-    return WindowTable(pts, n, c, nwin, (time.perf_counter() - t0) * 1e3)
+    return WindowTable(rows, n, c, nwin, sets, (time.perf_counter() - t0) * 1e3)
 
 
 def _tree_sum(curve, group, pts: cp.ndarray, count: int, kern=fn, groups: int = 1) -> cp.ndarray:
@@ -189,26 +192,28 @@ def _tree_sum(curve, group, pts: cp.ndarray, count: int, kern=fn, groups: int = 
 
 
 def bucket_sort(curve_name: str, d_scalars: cp.ndarray, n: int, c: int, nwin: int, err: cp.ndarray, *, kern=fn,
-                table_n: int = 0, index: cp.ndarray | None = None, stage=None) -> tuple[cp.ndarray, cp.ndarray]:
+                sets: int | None = None, table_n: int = 0, index: cp.ndarray | None = None,
+                stage=None) -> tuple[cp.ndarray, cp.ndarray]:
     """(offsets, ordered): the entries (window w, scalar j) with a nonzero signed digit, grouped by
-    bucket: bucket b holds ordered[offsets[b]:offsets[b + 1]], each the base's index | sign << 31.
-    Buckets are w * 2^(c-1) + |d| - 1, or |d| - 1 with a window table over table_n bases (whose
-    rows w * table_n + i the indices then name). With `index`, scalar j belongs to base index[j].
+    bucket: bucket b holds ordered[offsets[b]:offsets[b + 1]], each the point's index | sign << 31.
+    Buckets are (w % sets) * 2^(c-1) + |d| - 1: a set per window by default (sets = nwin); with a
+    window table over table_n bases, window w's index is the base's plus (w // sets) * table_n, its
+    table row. With `index`, scalar j belongs to base index[j].
     A carry out of the top window sets err[0]. offsets[-1] is the number of entries; it stays on
     the device, since reading it here would stall the host until the queued GPU work drains
     (measured: +117 ms a proof). `stage` (EventTimer.phase) times the two passes: at 2^26, c = 20,
     the digits' counting 9.5 ms, the scatter's 4-byte stores ~39 (BENCHMARKS.md: three sorts
     that staged the entries by super-bin first did not beat it)."""
     stage = stage or _no_phase
-    merged = np.uint32(table_n > 0)
-    nb = (1 if table_n else nwin) << (c - 1)
+    sets = nwin if sets is None else sets
+    nb = sets << (c - 1)
     total = max(1, nwin * n)
     with stage("digits"):
         counts = cp.zeros(nb + 1, dtype=cp.uint32)
         keys = cp.empty(total, dtype=cp.uint32)
         kern(curve_name, "msm_digits")(((n + 255) // 256,), (256,),
-                                       (d_scalars, np.uint64(n), np.uint32(c), np.uint32(nwin), merged, keys, counts,
-                                        err))
+                                       (d_scalars, np.uint64(n), np.uint32(c), np.uint32(nwin), np.uint32(sets), keys,
+                                        counts, err))
         offsets = cp.zeros(nb + 1, dtype=cp.uint32)
         cp.cumsum(counts[:nb], out=offsets[1:])
         del counts
@@ -216,9 +221,9 @@ def bucket_sort(curve_name: str, d_scalars: cp.ndarray, n: int, c: int, nwin: in
         cursor = offsets[:-1].copy()
         ordered = cp.empty(total, dtype=cp.uint32)
         kern(curve_name, "msm_scatter")(((nwin * n + 255) // 256,), (256,),
-                                        (keys, np.uint64(n), np.uint32(nwin), merged,
+                                        (keys, np.uint64(n), np.uint32(sets),
                                          index if index is not None else keys, np.uint32(index is not None),
-                                         np.uint64(table_n), cursor, ordered))
+                                         np.uint64(table_n), np.uint64(nwin * n), cursor, ordered))
     return offsets, ordered
 
 
@@ -241,22 +246,23 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
     script passes kernels compiled with other options); `timer` (an
     EventTimer) records the stages. Scalars 0 and 1 add nothing here (1 goes
     to batch addition); `work` is the number of other scalars, which sizes
-    the windows. With a `table` (over these bases) every window adds into one
-    set of buckets; its scalars must be canonical (< 2^255). With `index`,
+    the windows. With a `table` (over these bases) windows w and w + table.sets add
+    into one set of buckets; its scalars must be canonical (< 2^255). With `index`,
     the n scalars are gathered ones: scalar j multiplies bases[index[j]], so
     sparse scalar vectors cost passes over their nonzero entries only."""
     stage = timer.phase if timer is not None else _no_phase
     if table is not None:
-        c, nwin, half = table.c, table.nwin, 1 << (table.c - 1)
-        nb, points = half, table.points
+        c, nwin, sets = table.c, table.nwin, table.sets
+        rows, nbase = table.rows, table.n
     else:
         c = c or choose_window(n if work is None else work)
         nwin = (256 + c) // c  # 256-bit scalars (unreduced allowed) plus the final signed-digit carry
-        half = 1 << (c - 1)
-        nb, points = nwin * half, d_bases
+        sets, rows, nbase = nwin, d_bases, 0xFFFFFFFF
+    half = 1 << (c - 1)
+    nb = sets * half
     err = cp.zeros(1, dtype=cp.uint32)
     with stage("sort"):
-        offsets, ordered = bucket_sort(curve.name, d_scalars, n, c, nwin, err, kern=kern,
+        offsets, ordered = bucket_sort(curve.name, d_scalars, n, c, nwin, err, kern=kern, sets=sets,
                                       table_n=table.n if table is not None else 0, index=index,
                                       stage=timer.phase if timer is not None else None)
     total = nwin * n  # at least the entries sorted (zero digits have none); the kernels read the count from offsets[nb]
@@ -270,27 +276,23 @@ def pippenger(curve, group: str, d_bases: cp.ndarray, d_scalars: cp.ndarray, n: 
         last = cp.empty(nthreads * words, dtype=cp.uint32)
         if total:
             kern(curve.name, f"{group}_msm_accumulate")(((nthreads + threads - 1) // threads,), (threads,),
-                                                        (points, ordered, offsets, np.uint32(nb), np.uint32(run),
-                                                         buckets, first, last))
+                                                        (d_bases, np.uint32(nbase), rows, ordered, offsets,
+                                                         np.uint32(nb), np.uint32(run), buckets, first, last))
         kern(curve.name, f"{group}_msm_combine_parts")(((nb + THREADS - 1) // THREADS,), (THREADS,),
                                                        (offsets, np.uint32(nb), np.uint32(run), first, last, buckets))
         del ordered, first, last
-    with stage("reduce"):
+    with stage("reduce"):  # each set's weighted sum, times 2^(c s) for set s, then their sum
         seglen = segment_length(nb, half)
         nseg = half // seglen
-        segs = cp.empty((1 if table is not None else nwin) * nseg * words, dtype=cp.uint32)
+        segs = cp.empty(sets * nseg * words, dtype=cp.uint32)
         kern(curve.name, f"{group}_msm_reduce_segments")((((nb // seglen) + THREADS - 1) // THREADS,), (THREADS,),
-                                                         (buckets, np.uint32(half),
-                                                          np.uint32(1 if table is not None else nwin),
+                                                         (buckets, np.uint32(half), np.uint32(sets),
                                                           np.uint32(seglen), segs))
         del buckets
-        if table is not None:
-            out = _tree_sum(curve, group, segs, nseg, kern)
-        else:
-            windows = _tree_sum(curve, group, segs, nseg, kern, groups=nwin)
-            kern(curve.name, f"{group}_scale_windows")(((nwin + 31) // 32,), (32,),
-                                                       (windows, np.uint32(c), np.uint32(nwin)))
-            out = _sum_groups(curve, group, windows, 1, nwin, kern)
+        windows = _tree_sum(curve, group, segs, nseg, kern, groups=sets)
+        kern(curve.name, f"{group}_scale_windows")(((sets + 31) // 32,), (32,),
+                                                   (windows, np.uint32(c), np.uint32(sets)))
+        out = _sum_groups(curve, group, windows, 1, sets, kern)
     if table is not None and int(err.get()[0]):
         raise ValueError(f"an MSM scalar is not canonical (>= 2^{c * nwin - 1}); scalars must be reduced mod r")
     return out
