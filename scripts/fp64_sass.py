@@ -1,7 +1,9 @@
-"""SASS of one BLS12-381 Fq product and square, the integer ones (field.cuh) beside the FP64-pipe
-ones (field_f64.cuh): instructions by opcode, from the difference between kernels of one and two
-chained products, and the cycles each pipe needs per warp on an H200 (nvcc here, no GPU;
-cuobjdump from PyPI's nvidia-cuda-cuobjdump on PATH or in CUOBJDUMP).
+"""SASS of one BLS12-381 Fq product and square, and of one Fr product, the integer ones (field.cuh)
+beside the FP64-pipe ones (field_f64.cuh; `f64w`: with the conversions from and to field.cuh's
+words around each product, as the MSM and NTT variants use it): instructions by opcode, from the
+difference between kernels of one and two chained products, and the cycles each pipe needs per
+warp on an H200 (nvcc here, no GPU; cuobjdump from PyPI's nvidia-cuda-cuobjdump on PATH or in
+CUOBJDUMP).
 
     python scripts/fp64_sass.py
 """
@@ -20,45 +22,33 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cuda_resources as cr  # noqa: E402
 
 
-KERNELS = r"""
-typedef Fp<fq_params> fq_t;
-template <int K> __device__ void int_chain(const u32* in, u32* out) {
-    const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    fq_t x = fq_t::load(in + 24 * t), y = fq_t::load(in + 24 * t + 12);
-#pragma unroll
-    for (int k = 0; k < K; k++) x = fp_mul(x, y);
-    x.store(out + 12 * t);
+# kind -> (value type, load(pointer), product of x and y, store of x to pointer, u32 words a value)
+FQ, FR = "Fp<fq_params>", "Fp<fr_params>"
+CHAINS = {
+    "int": (FQ, FQ + "::load({})", "fp_mul(x, y)", "x.store({})", 12),
+    "f64": ("f64x<8>", "f64_from_words<8, 12>({})", "mul_f64<fq64_params>(x, y)", "f64_to_words<8, 12>(x, {})", 12),
+    "f64w": (FQ, FQ + "::load({})", "fp_mul_f64<fq_params, fq64_params>(x, y)", "x.store({})", 12),
+    "int_sqr": (FQ, FQ + "::load({})", "fp_sqr(x)", "x.store({})", 12),
+    "f64_sqr": ("f64x<8>", "f64_from_words<8, 12>({})", "sqr_f64<fq64_params>(x)", "f64_to_words<8, 12>(x, {})", 12),
+    "fr_int": (FR, FR + "::load({})", "fp_mul(x, y)", "x.store({})", 8),
+    "fr_f64": ("f64x<6>", "f64_from_words<6, 8>({})", "mul_f64<fr64_params>(x, y)", "f64_to_words<6, 8>(x, {})", 8),
+    "fr_f64w": (FR, FR + "::load({})", "fp_mul_f64<fr_params, fr64_params>(x, y)", "x.store({})", 8),
 }
-template <int K> __device__ void f64_chain(const u32* in, u32* out) {
-    const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    f64x8 x = f64x8_from_words(in + 24 * t), y = f64x8_from_words(in + 24 * t + 12);
-#pragma unroll
-    for (int k = 0; k < K; k++) x = fq_mul_f64<fq64_params>(x, y);
-    f64x8_to_words(x, out + 12 * t);
-}
-template <int K> __device__ void f64_sqr_chain(const u32* in, u32* out) {
-    const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    f64x8 x = f64x8_from_words(in + 12 * t);
-#pragma unroll
-    for (int k = 0; k < K; k++) x = fq_sqr_f64<fq64_params>(x);
-    f64x8_to_words(x, out + 12 * t);
-}
-template <int K> __device__ void int_sqr_chain(const u32* in, u32* out) {
-    const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    fq_t x = fq_t::load(in + 12 * t);
-#pragma unroll
-    for (int k = 0; k < K; k++) x = fp_sqr(x);
-    x.store(out + 12 * t);
-}
-extern "C" __global__ void int_sqr_1(const u32* in, u32* out) { int_sqr_chain<1>(in, out); }
-extern "C" __global__ void int_sqr_2(const u32* in, u32* out) { int_sqr_chain<2>(in, out); }
-extern "C" __global__ void f64_sqr_1(const u32* in, u32* out) { f64_sqr_chain<1>(in, out); }
-extern "C" __global__ void f64_sqr_2(const u32* in, u32* out) { f64_sqr_chain<2>(in, out); }
-extern "C" __global__ void int_1(const u32* in, u32* out) { int_chain<1>(in, out); }
-extern "C" __global__ void int_2(const u32* in, u32* out) { int_chain<2>(in, out); }
-extern "C" __global__ void f64_1(const u32* in, u32* out) { f64_chain<1>(in, out); }
-extern "C" __global__ void f64_2(const u32* in, u32* out) { f64_chain<2>(in, out); }
-"""
+
+
+def kernels() -> str:
+    """Per kind, kernels of one and two chained products (kind_1, kind_2): x, y from in, x to out."""
+    out = []
+    for kind, (typ, load, product, store, w) in CHAINS.items():
+        x, y = load.format(f"in + {2 * w} * t"), load.format(f"in + {2 * w} * t + {w}")
+        for k in (1, 2):
+            out.append(f'extern "C" __global__ void {kind}_{k}(const u32* in, u32* out) {{\n'
+                       f"    const int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                       f"    {typ} x = {x}, y = {y};\n"
+                       + f"    x = {product};\n" * k
+                       + f"    {store.format(f'out + {w} * t')};\n}}\n")
+    return "".join(out)
+
 
 # cycles a warp instruction holds its pipe on one H200 scheduler (16 lanes: 2; IMAD.WIDE and
 # IMAD.HI: 4, as the measured 15 T 32-bit multiply-adds/s and the MSM's 89.5 % pipe use say)
@@ -88,9 +78,9 @@ def main() -> int:
     f64 = cr._expand("field_f64.cuh", seen)
     with tempfile.TemporaryDirectory() as tmp:
         cu, cubin = Path(tmp) / "m.cu", Path(tmp) / "m.cubin"
-        cu.write_text(head + field + f64 + KERNELS)
+        cu.write_text(head + field + f64 + kernels())
         subprocess.run(["nvcc", "-std=c++17", "-arch=sm_90", "-cubin", str(cu), "-o", str(cubin)], check=True)
-        for kind in ("int", "f64", "int_sqr", "f64_sqr"):
+        for kind in CHAINS:
             one, two = opcodes(cubin, f"{kind}_1", cuobjdump), opcodes(cubin, f"{kind}_2", cuobjdump)
             per = {k: two[k] - one[k] for k in set(one) | set(two) if two[k] != one[k]}
             pipes = collections.Counter()

@@ -21,6 +21,8 @@ import numpy as np
 
 from cuzk.backend import get_backend
 from cuzk.backend.cuda import ntt as N
+from cuzk.backend.cuda.consts import curve_header
+from cuzk.backend.cuda.module import arch_option, expand
 from cuzk.bench.report import event_median_ms
 from cuzk.curve import get_curve
 
@@ -44,6 +46,16 @@ def host_and_queued_ms(fn, calls: int = 10) -> tuple[float, float]:
     return statistics.median(host), cp.cuda.get_elapsed_time(start, end) / calls
 
 
+def variant_kernels(curve: str, option: str):
+    """kern(curve, name) over ntt.cuh's kernels built with `option`."""
+    t = time.time()
+    code = "typedef unsigned int u32;\ntypedef unsigned long long u64;\n" + curve_header(curve) + expand("ntt.cuh", set())
+    mod = cp.RawModule(code=code, options=("-std=c++17", arch_option(), option))
+    mod.compile()
+    print(f"compiled the NTT kernels with {option} in {time.time() - t:.1f} s", flush=True)
+    return lambda _curve, name: mod.get_function(name)
+
+
 def main():
     args = sys.argv[1:]
     if {"-h", "--help"} & set(args):
@@ -54,8 +66,16 @@ def main():
         k = args.index("--plans")
         plans = [tuple(int(v) for v in p.split("x")) for p in args[k + 1].split(",")]
         del args[k:k + 2]
+    variants = []
+    while "--variant" in args:
+        k = args.index("--variant")
+        name, _, opt = args[k + 1].partition(":")
+        variants.append((name, opt))
+        del args[k:k + 2]
     logs = [int(x) for x in args] or [20, 22, 24, 26, 27]
     curve = get_curve("bls12_381")
+    studies = [(name, {"kern": variant_kernels(curve.name, opt), "f64_twiddles": "CUZK_NTT_F64" in opt})
+               for name, opt in variants]
     backend = get_backend("cuda")
     g = curve.fr.params.generator
     rng = np.random.default_rng(1)
@@ -75,6 +95,15 @@ def main():
                   + ("" if same else "  RESULT DIFFERS"), flush=True)
             del got
         N.MAX_STAGES, N.TILE = plans[0]
+        for name, study in studies:
+            fwd = event_median_ms(lambda: N.ntt(curve.name, a, **study), repeat=7)
+            coset = event_median_ms(lambda: N.ntt(curve.name, a, coset=g, **study), repeat=7)
+            inv = N.ntt(curve.name, ref[0], inverse=True, **study)
+            got = (N.ntt(curve.name, a, **study), N.ntt(curve.name, a, coset=g, **study))
+            same = all(bool((x == y).all()) for x, y in zip(got, ref)) and bool((inv == a).all())
+            print(f"2^{log_n} {name} (stages {plans[0][0]} tile {plans[0][1]}): forward {fwd:.3f} ms, coset "
+                  f"{coset:.3f} ms" + ("" if same else "  RESULT DIFFERS"), flush=True)
+            del got, inv
         fwd = event_median_ms(lambda: backend.ntt(curve, a), repeat=7)
         direct = event_median_ms(lambda: N.ntt(curve.name, a), repeat=7)
         print(f"2^{log_n} stages {plans[0][0]} tile {plans[0][1]}: forward {fwd:.3f} ms through CudaBackend.ntt "
