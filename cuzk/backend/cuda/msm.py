@@ -220,10 +220,10 @@ def bucket_sort(curve_name: str, d_scalars: cp.ndarray, n: int, c: int, nwin: in
     with stage("scatter"):
         cursor = offsets[:-1].copy()
         ordered = cp.empty(total, dtype=cp.uint32)
-        kern(curve_name, "msm_scatter")(((nwin * n + 255) // 256,), (256,),
-                                        (keys, np.uint64(n), np.uint32(sets),
+        kern(curve_name, "msm_scatter")(((n + 255) // 256,), (256,),
+                                        (keys, np.uint64(n), np.uint32(nwin), np.uint32(sets),
                                          index if index is not None else keys, np.uint32(index is not None),
-                                         np.uint64(table_n), np.uint64(nwin * n), cursor, ordered))
+                                         np.uint64(table_n), cursor, ordered))
     return offsets, ordered
 
 
