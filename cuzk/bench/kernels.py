@@ -7,6 +7,7 @@ arkworks objects is done before its clock starts) and the ratio printed.
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 
@@ -95,6 +96,10 @@ def run(backend_name: str = "cpu", json_path: str | None = None, sizes: dict | N
     records: list[dict] = []
     sync = getattr(backend, "synchronize", None)
     on_device = backend.name == "cuda"
+
+    @functools.cache
+    def no_tables():  # the same device, window tables off
+        return type(backend)(device=backend.device_id, table_fraction=0)
     if on_device:
         import cupy  # only on the GPU backend
 
@@ -125,7 +130,7 @@ def run(backend_name: str = "cpu", json_path: str | None = None, sizes: dict | N
               + (f"   {rec['ref']} {rec['ref_ms']:.3f} ms  ratio {rec['ratio']:.2f}" if rec["ref_ms"] else "")
               + (f"   [window table c={rec['table_c']}, {rec['table_sets']} sets, {rec['table_gib']} GiB past the bases, "
                  f"built once in {rec['table_build_ms']:.0f} ms]"
-                 if "table_c" in rec else ""),
+                 if "table_c" in rec else "   [no window table]" if rec.get("no_table") else ""),
               file=out, flush=True)
 
     for cname in curves:
@@ -155,7 +160,14 @@ def run(backend_name: str = "cpu", json_path: str | None = None, sizes: dict | N
                 table = tables.find(d_pts.data.ptr) if tables is not None else None
                 if table is not None:  # built once by the warm-up call, kept for the timed ones
                     rec.update(table_c=table.c, table_sets=table.sets, table_gib=round(table.nbytes / 2**30, 2),
-                               table_build_ms=round(table.build_ms, 1))
+                               table_build_ms=round(table.build_ms, 1), table=f"c={table.c}, {table.sets} set(s)")
+                    # and without: the issue's bars are with and without precomputed tables
+                    ms = timed(lambda: no_tables().msm(curve, group, d_pts, d_sc), repeat, sync=sync)
+                    if not (no_tables().msm(curve, group, d_pts, d_sc) == backend.msm(curve, group, d_pts, d_sc)).all():
+                        raise AssertionError(f"MSM with and without a window table differ ({group}, n={n})")
+                    plain = dict(op=f"msm_{group}", curve=cname, n=n, ms=ms, no_table=True, table="none")
+                else:
+                    plain = None
                 del d_pts, d_sc, table
                 if cname == "bls12_381" and ark.ark is not None and n <= ARK_MAX_N:
                     cls, apts, asc = ark.convert(curve, group, pts, sc)
@@ -166,9 +178,11 @@ def run(backend_name: str = "cpu", json_path: str | None = None, sizes: dict | N
                         raise AssertionError(f"MSM result differs from arkworks ({group}, n={n})")
                     rec.update(ref="arkworks", ref_ms=median_ms(lambda: cls.multiexp_unchecked(apts, asc), repeat))
                 emit(**rec)
+                if plain:
+                    emit(**plain)
     print(file=out)
-    print_table(records, [("op", "op"), ("curve", "curve"), ("n", "n"), ("backend", "backend"), ("ms", "ms"),
-                          ("ref", "ref"), ("ref_ms", "ref ms"), ("ratio", "ratio")], out=out)
+    print_table(records, [("op", "op"), ("curve", "curve"), ("n", "n"), ("backend", "backend"), ("table", "window table"),
+                          ("ms", "ms"), ("ref", "ref"), ("ref_ms", "ref ms"), ("ratio", "ratio")], out=out)
     print(f"\ntotal {time.perf_counter() - t_start:.1f} s (includes first-run kernel compilation)", file=out)
     write_json(json_path, records)
     return records
