@@ -74,7 +74,9 @@ class TableCache:
         transient `scratch` fit in what is left of the budget, else None (the
         caller runs without one). `holder` is kept alive with the table: the
         bases whose address the key names, so that address cannot be reused by
-        other points while the table lives."""
+        other points while the table lives. A build that returns None (the device
+        had less memory than it seemed) keeps nothing, and the budget shrinks so
+        that a later request asks for at most half as much."""
         with self._lock:
             hit = self._tables.get(key)
             if hit is not None:
@@ -82,6 +84,9 @@ class TableCache:
             if nbytes + scratch > self.budget - self.used:
                 return None
             table = build()
+            if table is None:
+                self.budget = self.used + (int(nbytes) + int(scratch)) // 2
+                return None
             self._tables[key] = (int(nbytes), table, holder)
             self.used += int(nbytes)
             return table

@@ -120,3 +120,12 @@ def test_kept_lists_the_tables_oldest_first():
     cache.get("b", 10, lambda: "B")
     cache.get("c", 90, lambda: "C")  # does not fit
     assert cache.kept() == ["A", "B"]
+
+
+def test_a_build_that_finds_too_little_memory_keeps_nothing_and_halves_the_request():
+    cache = TableCache(100)
+    cache.get("a", 10, lambda: "A")
+    assert cache.get("b", 60, lambda: None, scratch=20) is None  # the device had less free than it seemed
+    assert len(cache) == 1 and cache.used == 10 and cache.room() == 40  # 10 held + (60 + 20) / 2
+    assert cache.get("b", 60, lambda: "B") is None  # not tried again at that size
+    assert cache.get("b", 30, lambda: "B", scratch=10) == "B"

@@ -247,8 +247,15 @@ class CudaBackend(Backend):
             if sets is None:
                 return None
             nbytes, scratch = wt.table_bytes(n, c, sets, pb)
-            return self.tables.get(key, nbytes, lambda: _msm.build_table(curve, group, flat, c, sets),
-                                   holder=d_bases, scratch=scratch)
+
+            def build():
+                try:
+                    return _msm.build_table(curve, group, flat, c, sets)
+                except cp.cuda.memory.OutOfMemoryError:  # less free than it seemed: this MSM goes without
+                    cp.get_default_memory_pool().free_all_blocks()
+                    return None
+
+            return self.tables.get(key, nbytes, build, holder=d_bases, scratch=scratch)
 
     def fixed_base(self, curve, group, base):
         from .fixed_base import DeviceFixedBase
