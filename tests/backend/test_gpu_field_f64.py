@@ -60,11 +60,12 @@ def test_fr_chained_products_match_python_integers(mode):
             assert value < 2 * r and value % r == want, (mode, iters, i)
 
 
-@pytest.mark.parametrize("k", [2, 3])
-def test_ntt_with_fp64_twiddle_products_matches_cpu(k):
-    """ntt.cuh built with -DCUZK_NTT_F64=k (k of 4 warps on the FP64 pipe, their twiddles times
-    2^32): forward, coset and inverse NTTs in one pass (2^7), two (2^12) and three (2^17), a
-    batch of 3, against the CPU backend's NTT (and the default build's)."""
+@pytest.mark.parametrize("option", ["-DCUZK_NTT_F64=2", "-DCUZK_NTT_F64=3", "-DCUZK_NTT_F64_LANE=2"])
+def test_ntt_with_fp64_twiddle_products_matches_cpu(option):
+    """ntt.cuh built with part of its twiddle products on the FP64 pipe (k of 4 warps, or two of
+    each thread's four; their twiddles times 2^32): forward, coset and inverse NTTs in one pass
+    (2^7), two (2^12) and three (2^17), a batch of 3, against the CPU backend's NTT (and the
+    default build's)."""
     import cupy as cp
 
     from cuzk.backend import get_backend
@@ -74,9 +75,9 @@ def test_ntt_with_fp64_twiddle_products_matches_cpu(k):
 
     curve = get_curve("bls12_381")
     cpu = get_backend("cpu")
-    study = {"kern": variant_kernels(curve.name, f"-DCUZK_NTT_F64={k}"), "f64_twiddles": True}
+    study = {"kern": variant_kernels(curve.name, option), "f64_twiddles": True}
     g = curve.fr.params.generator
-    rng = np.random.default_rng(k)
+    rng = np.random.default_rng(len(option))
     for log_n, batch in ((7, 1), (12, 3), (17, 1)):
         a = curve.fr.random(batch << log_n, rng).reshape(batch, 1 << log_n, 4)
         d = cp.asarray(a)

@@ -24,6 +24,14 @@ __device__ __forceinline__ fr_t tw_mul(bool f64, const fr_t& x, const fr_t& w) {
 __device__ __forceinline__ bool ntt_warp_f64() { return false; }
 __device__ __forceinline__ fr_t tw_mul(bool, const fr_t& x, const fr_t& w) { return fp_mul(x, w); }
 #endif
+// ... or with -DCUZK_NTT_F64_LANE=1 (2), every thread takes one (two) of its radix-4 unit's four
+// products on the FP64 pipe, a3's (and y3's), the rest on the integer one: each warp keeps both
+// pipes busy, at 80 registers where a warp on the FP64 pipe needs 128
+#if defined(CUZK_NTT_F64_LANE) && defined(CUZK_FR64)
+constexpr int NTT_LANE_F64 = CUZK_NTT_F64_LANE;
+#else
+constexpr int NTT_LANE_F64 = 0;
+#endif
 
 __device__ __forceinline__ u64 bitrev(u64 x, u32 bits) { return __brevll(x) >> (64 - bits); }
 
@@ -149,14 +157,21 @@ __device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32
             fr_t x3 = fr_t::load(reinterpret_cast<const u32*>(p + 3 * d));
             fr_t a0 = fp_add(x0, x2), a2 = fp_sub(x0, x2);
             fr_t a1 = fp_add(x1, x3);
-            fr_t a3 = tw_mul(f64, fp_sub(x1, x3), fr_t::load(tw + (e0 + (n >> 2)) * fr_t::N));
+            fr_t a3;
+            if constexpr (NTT_LANE_F64 >= 1)
+                a3 = fp_mul_f64<fr_params, fr64_params>(fp_sub(x1, x3), fr_t::load(tw64 + (e0 + (n >> 2)) * fr_t::N));
+            else
+                a3 = tw_mul(f64, fp_sub(x1, x3), fr_t::load(tw + (e0 + (n >> 2)) * fr_t::N));
             if (e0) a2 = tw_mul(f64, a2, fr_t::load(tw + e0 * fr_t::N));
             fr_t y0 = fp_add(a0, a1), y1 = fp_sub(a0, a1);
             fr_t y2 = fp_add(a2, a3), y3 = fp_sub(a2, a3);
             if (e0) {
                 const fr_t w2 = fr_t::load(tw + 2 * e0 * fr_t::N);
                 y1 = tw_mul(f64, y1, w2);
-                y3 = tw_mul(f64, y3, w2);
+                if constexpr (NTT_LANE_F64 >= 2)
+                    y3 = fp_mul_f64<fr_params, fr64_params>(y3, fr_t::load(tw64 + 2 * e0 * fr_t::N));
+                else
+                    y3 = tw_mul(f64, y3, w2);
             }
             y0.store(reinterpret_cast<u32*>(p));
             y1.store(reinterpret_cast<u32*>(p + d));
