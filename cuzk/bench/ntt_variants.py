@@ -5,11 +5,16 @@ call of ntt.ntt): the host's time to launch one call, and
 the device time per call of 10 calls queued back to back (the launches
 hidden, as in a prover that runs ahead of the GPU). Last, per size, the same
 single-call time through CudaBackend.ntt, as `bench kernels` takes it (in
-session 18 that was 0.03-0.09 ms slower at 2^20-2^22). A tuning tool for
+session 18 that was 0.03-0.09 ms slower at 2^20-2^22). `--variant NAME:-DX`
+adds the NTT kernels built with that NVRTC option (ntt.cuh alone, a few seconds),
+timed with the first plan and checked against the default build's results: with
+-DCUZK_NTT_F64=K, K of each 4 warps take the FP64-pipe product (field_f64.cuh),
+with -DCUZK_NTT_F64_LANE=1 or 2 every thread one or two of its four, and the
+passes get the twiddles times 2^32 beside the others. A tuning tool for
 cuzk.backend.cuda.ntt (whose MAX_STAGES and TILE it sets), run on the device
 machine by scripts/gpu_check.sh.
 
-    python -m cuzk.bench.ntt_variants [--plans 7x256,8x256,8x512] [log_n ...]
+    python -m cuzk.bench.ntt_variants [--plans 7x256,8x256,8x512] [--variant NAME:-DX ...] [log_n ...]
 """
 
 import statistics
