@@ -207,14 +207,37 @@ F64_FN void f64_to_words(const f64x<N>& a, unsigned int* w) {
 // below p: converted to limbs, multiplied on the FP64 pipe, converted back. R' is P's R when
 // 48 Q::N = 32 P::N (Fq); for Fr (R' = 2^32 R) one operand must hold 2^32 more.
 template <class P, class Q>
-__device__ __forceinline__ Fp<P> fp_mul_f64(const Fp<P>& a, const Fp<P>& b) {
-    unsigned long long c[2 * Q::N] = {};
-    f64_detail::add_product<Q::N>(c, f64_from_words<Q::N, P::N>(a.v), f64_from_words<Q::N, P::N>(b.v));
+__device__ __forceinline__ Fp<P> fp_from_columns_f64(unsigned long long* c) {
     unsigned long long r[Q::N];
     f64_detail::reduce<Q>(c, r);
     Fp<P> out;
     f64_limbs_to_words<Q::N, P::N>(r, out.v);
     return fp_reduce_once(out);  // below 2p -> below p
+}
+
+template <class P, class Q>
+__device__ __forceinline__ Fp<P> fp_mul_f64(const Fp<P>& a, const Fp<P>& b) {
+    unsigned long long c[2 * Q::N] = {};
+    f64_detail::add_product<Q::N>(c, f64_from_words<Q::N, P::N>(a.v), f64_from_words<Q::N, P::N>(b.v));
+    return fp_from_columns_f64<P, Q>(c);
+}
+
+// a^2 / R' mod p, the same way
+template <class P, class Q>
+__device__ __forceinline__ Fp<P> fp_sqr_f64(const Fp<P>& a) {
+    unsigned long long c[2 * Q::N] = {};
+    f64_detail::add_square<Q::N>(c, f64_from_words<Q::N, P::N>(a.v));
+    return fp_from_columns_f64<P, Q>(c);
+}
+
+// (a b + c d) / R' mod p with one reduction: operands below p, so the sum is below 2p^2 and the
+// reduced columns below 2p
+template <class P, class Q>
+__device__ __forceinline__ Fp<P> fp_mul_add_f64(const Fp<P>& a, const Fp<P>& b, const Fp<P>& c, const Fp<P>& d) {
+    unsigned long long col[2 * Q::N] = {};
+    f64_detail::add_product<Q::N>(col, f64_from_words<Q::N, P::N>(a.v), f64_from_words<Q::N, P::N>(b.v));
+    f64_detail::add_product<Q::N>(col, f64_from_words<Q::N, P::N>(c.v), f64_from_words<Q::N, P::N>(d.v));
+    return fp_from_columns_f64<P, Q>(col);
 }
 
 // Fq for the curve templates (curve.cuh) with its products on the FP64 pipe: kept, added and
@@ -240,34 +263,18 @@ template <class P, class Q> __device__ __forceinline__ Fp64<P, Q> fp_dbl(const F
 template <class P, class Q> __device__ __forceinline__ Fp64<P, Q> fp_inv(const Fp64<P, Q>& a) { return {fp_inv(a.w)}; }
 
 template <class P, class Q>
-__device__ __forceinline__ Fp64<P, Q> fp64_finish(unsigned long long* c) {
-    unsigned long long r[Q::N];
-    f64_detail::reduce<Q>(c, r);
-    Fp64<P, Q> out;
-    f64_limbs_to_words<Q::N, P::N>(r, out.w.v);
-    out.w = fp_reduce_once(out.w);  // below 2p -> below p
-    return out;
-}
-
-template <class P, class Q>
 __device__ __forceinline__ Fp64<P, Q> fp_mul(const Fp64<P, Q>& a, const Fp64<P, Q>& b) {
     return {fp_mul_f64<P, Q>(a.w, b.w)};
 }
 
 template <class P, class Q>
 __device__ __forceinline__ Fp64<P, Q> fp_sqr(const Fp64<P, Q>& a) {
-    unsigned long long c[2 * Q::N] = {};
-    f64_detail::add_square<Q::N>(c, f64_from_words<Q::N, P::N>(a.w.v));
-    return fp64_finish<P, Q>(c);
+    return {fp_sqr_f64<P, Q>(a.w)};
 }
 
-// a b + c d with one reduction: operands below p, so the sum is below 2p^2 and the result below 2p
 template <class P, class Q>
 __device__ __forceinline__ Fp64<P, Q> fp_mul_add(const Fp64<P, Q>& a, const Fp64<P, Q>& b, const Fp64<P, Q>& c,
                                                  const Fp64<P, Q>& d) {
-    unsigned long long col[2 * Q::N] = {};
-    f64_detail::add_product<Q::N>(col, f64_from_words<Q::N, P::N>(a.w.v), f64_from_words<Q::N, P::N>(b.w.v));
-    f64_detail::add_product<Q::N>(col, f64_from_words<Q::N, P::N>(c.w.v), f64_from_words<Q::N, P::N>(d.w.v));
-    return fp64_finish<P, Q>(col);
+    return {fp_mul_add_f64<P, Q>(a.w, b.w, c.w, d.w)};
 }
 #endif
