@@ -114,12 +114,13 @@ class TableCache:
                 self.used -= hit[0]
 
     def clear(self) -> None:
-        """Every table goes (after a device out-of-memory error), and the budget shrinks to half of
-        what they held: later MSMs rebuild what fits in that, so a table that left the proof too
-        little memory is not rebuilt into the same error on every retry."""
+        """Every table goes (after a device out-of-memory error), and where tables were held the
+        budget shrinks to half of what they held: later MSMs rebuild what fits in that, so a table
+        that left the proof too little memory is not rebuilt into the same error on every retry."""
         with self._lock:
             self._tables.clear()
-            self.budget = min(self.budget, self.used // 2)
+            if self.used:
+                self.budget = min(self.budget, self.used // 2)
             self.used = 0
 
     def __len__(self) -> int:
