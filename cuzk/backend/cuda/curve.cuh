@@ -33,8 +33,21 @@ __device__ __noinline__ XYZZ<F> xyzz_dbl(const XYZZ<F>& p) {
     return {X3, Y3, fp_mul(V, p.ZZ), fp_mul(W, p.ZZZ)};
 }
 
+// How affine_dbl takes its point: G1's (24 words) by value, in registers, so that the hot loops
+// whose rare doubling branch calls it keep no copy of their point on the stack (the G1
+// accumulation stored 96 bytes to local memory every addition); G2's by reference (by value
+// its kernels' stack frames grew: 1816 -> 2152 bytes in the accumulation)
 template <class F>
-__device__ __noinline__ XYZZ<F> affine_dbl(const Affine<F>& q) {
+struct DblArg {
+    typedef const Affine<F>& type;
+};
+template <class P>
+struct DblArg<Fp<P>> {
+    typedef Affine<Fp<P>> type;
+};
+
+template <class F>
+__device__ __noinline__ XYZZ<F> affine_dbl(typename DblArg<F>::type q) {
     F U = fp_dbl(q.y);
     F V = fp_sqr(U);
     F W = fp_mul(U, V);
@@ -59,7 +72,7 @@ __device__ __forceinline__ XYZZ<F> xyzz_add_affine_inline(const XYZZ<F>& p, cons
     F P = fp_sub(U2, p.X);
     F R = fp_sub(S2, p.Y);
     if (P.is_zero()) {
-        if (R.is_zero()) return affine_dbl(q);
+        if (R.is_zero()) return affine_dbl<F>(q);
         return XYZZ<F>::zero();
     }
     F PP = fp_sqr(P);

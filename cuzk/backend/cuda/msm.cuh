@@ -271,7 +271,7 @@ __device__ __forceinline__ void msm_accumulate_run(const u32* bases, u32 nbase, 
         const u64 stride = (u64)gridDim.x * blockDim.x;                                                       \
         F acc = F::one();                                                                                      \
         for (u64 i = t; i < n; i += stride) {                                                                  \
-            XYZZ<F> p = affine_dbl(load_affine<F>(src, i));                                                    \
+            XYZZ<F> p = affine_dbl<F>(load_affine<F>(src, i));                                                 \
             for (u32 k = 1; k < c; k++) p = xyzz_dbl(p);                                                       \
             acc = keep_for_affine(scratch, dst, i, p, acc);                                                    \
         }                                                                                                      \
@@ -386,7 +386,7 @@ struct SplitAdd {
         const fq_t P = fp_sub(U2, p.X);
         const fq_t R = fp_sub(S2, p.Y);
         if (P.is_zero()) {
-            if (R.is_zero()) return affine_dbl(q);
+            if (R.is_zero()) return affine_dbl<fq_t>(q);
             return XYZZ<fq_t>::zero();
         }
         const fq_t PP = fp_sqr(P);
