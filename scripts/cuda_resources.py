@@ -42,6 +42,15 @@ def _expand(name: str, seen: set) -> str:
     return _INC.sub(lambda m: _expand(m.group(1), seen), text)
 
 
+def module_code(curve: str) -> str:
+    """The source module.py hands NVRTC for `curve`: the consts header, then SOURCES expanded."""
+    mod = (CUDA / "module.py").read_text()
+    sources = re.findall(r'"([\w.]+)"', re.search(r"SOURCES = \(([^)]*)\)", mod).group(1))
+    seen: set = set()
+    return "typedef unsigned int u32;\ntypedef unsigned long long u64;\n" + _consts(curve) + "".join(
+        _expand(n, seen) for n in sources)
+
+
 def main() -> None:
     args = sys.argv[1:]
     pairing = "--pairing" in args
@@ -58,11 +67,7 @@ def main() -> None:
         spec.loader.exec_module(ps)
         code = ps.module_source(curve, head, _expand)
     else:
-        mod = (CUDA / "module.py").read_text()
-        names = re.search(r"SOURCES = \(([^)]*)\)", mod).group(1)
-        sources = re.findall(r'"([\w.]+)"', names)
-        seen: set = set()
-        code = head + "".join(_expand(n, seen) for n in sources)
+        code = module_code(curve)
     with tempfile.TemporaryDirectory() as tmp:
         keep = __import__("os").environ.get("CUBIN_OUT")
         cu = Path(tmp) / "m.cu"

@@ -67,6 +67,17 @@ def opcodes(cubin: Path, fn: str, cuobjdump: str) -> collections.Counter:
     return out
 
 
+def pipe_cycles(ops) -> collections.Counter:
+    """Cycles a warp holds each pipe for these opcode counts (PIPE's classes; others not counted)."""
+    cycles = collections.Counter()
+    for op, n in ops.items():
+        for name, pat, c in PIPE:
+            if pat.match(op):
+                cycles[name] += n * c
+                break
+    return cycles
+
+
 def main() -> int:
     cuobjdump = os.environ.get("CUOBJDUMP") or shutil.which("cuobjdump")
     if not cuobjdump:
@@ -83,12 +94,7 @@ def main() -> int:
         for kind in CHAINS:
             one, two = opcodes(cubin, f"{kind}_1", cuobjdump), opcodes(cubin, f"{kind}_2", cuobjdump)
             per = {k: two[k] - one[k] for k in set(one) | set(two) if two[k] != one[k]}
-            pipes = collections.Counter()
-            for op, n in per.items():
-                for name, pat, cycles in PIPE:
-                    if pat.match(op):
-                        pipes[name] += n * cycles
-                        break
+            pipes = pipe_cycles(per)
             busiest = max(pipes.values())
             print(f"{kind}: {sum(per.values())} instructions a product; pipe cycles a warp: "
                   + ", ".join(f"{k} {v}" for k, v in pipes.most_common()) + f"; issue {sum(per.values())}; "

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cuda_resources as cr  # noqa: E402
-from sass_pipes import module_code  # noqa: E402
+from cuda_resources import module_code  # noqa: E402
 
 
 def main() -> int:

@@ -13,7 +13,6 @@ e.g. `python scripts/sass_pipes.py g1_msm_accumulate lane4=-DCUZK_G1_LANE=4 mixe
 (the default build is always the first column).
 """
 
-import collections
 import os
 import re
 import shutil
@@ -23,16 +22,8 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import cuda_resources as cr  # noqa: E402
-from fp64_sass import PIPE  # noqa: E402
-
-
-def module_code(curve: str) -> str:
-    mod = (cr.CUDA / "module.py").read_text()
-    sources = re.findall(r'"([\w.]+)"', re.search(r"SOURCES = \(([^)]*)\)", mod).group(1))
-    seen: set = set()
-    return "typedef unsigned int u32;\ntypedef unsigned long long u64;\n" + cr._consts(curve) + "".join(
-        cr._expand(n, seen) for n in sources)
+from cuda_resources import module_code  # noqa: E402
+from fp64_sass import opcodes, pipe_cycles  # noqa: E402
 
 
 def compile_cubin(code: str, options: list[str], out: Path) -> dict[str, str]:
@@ -54,19 +45,8 @@ def compile_cubin(code: str, options: list[str], out: Path) -> dict[str, str]:
 
 
 def pipes(cubin: Path, kernel: str, cuobjdump: str) -> dict[str, int]:
-    sass = subprocess.run([cuobjdump, "-sass", "-fun", kernel, str(cubin)], capture_output=True, text=True,
-                          check=True).stdout
-    ops = collections.Counter()
-    for line in sass.splitlines():
-        m = re.match(r"\s+/\*[0-9a-f]{4,6}\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9_.]+)", line)
-        if m:
-            ops[m.group(1)] += 1
-    cycles = collections.Counter()
-    for op, n in ops.items():
-        for name, pat, c in PIPE:
-            if pat.match(op):
-                cycles[name] += n * c
-                break
+    ops = opcodes(cubin, kernel, cuobjdump)
+    cycles = pipe_cycles(ops)
     local = sum(n for op, n in ops.items() if op.startswith(("LDL", "STL")))
     out = {"issue": sum(ops.values()), "multiply": cycles["imad"] + cycles["imad-wide"], "fp64": cycles["fp64"],
            "alu": cycles["alu"], "local": local}

@@ -20,10 +20,9 @@ from . import ntt as _ntt
 from .events import EventTimer
 from .module import fn
 from .. import window_tables as wt
-from ..window_tables import TableCache
+from .transfer import Prefetched, Uploader
 
 TABLE_RESERVE = 0.05  # of the device's memory, left free by a window table for the rest of the proof
-from .transfer import Prefetched, Uploader
 
 
 def to_device(a) -> cp.ndarray:
@@ -38,7 +37,7 @@ class CudaBackend(Backend):
         tables may hold (0 turns them off)."""
         self.device_id = device
         self.device = cp.cuda.Device(device)
-        self.tables = TableCache(int(table_fraction * self.device.mem_info[1]))
+        self.tables = wt.TableCache(int(table_fraction * self.device.mem_info[1]))
         self.resident = _msm.ResidentBases(on_evict=lambda d: self.tables.drop(d.data.ptr))
         self._local = threading.local()  # each prover worker thread times its own proof
         self.uploader = Uploader(transfer)
