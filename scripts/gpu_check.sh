@@ -28,9 +28,12 @@ mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONPATH=/tmp/site:. CUZK_CACHE_DIR=/tmp/cuzk-cache
 # CuPy's compiled kernels and the numba cache travel back as two archives under $OUT/cache (at most 8
 # files come back from $OUT, so no folders of many files); copy that folder to .gpu-cache here and
-# carry it next time: NVRTC takes 35-80 s cold
+# carry it next time: NVRTC takes 35-80 s cold. Kernels built here before the call
+# (`scripts/prebuilt_kernels.py build .gpu-cache/prebuilt.tgz SPEC ...`, no GPU needed) are filed in
+# CuPy's cache first, so no module whose source they match is compiled on the device
 export CUPY_CACHE_DIR=$PWD/.cupy-cache
 [ -f .gpu-cache/cupy-cache.tgz ] && tar -xzf .gpu-cache/cupy-cache.tgz
+[ -f .gpu-cache/prebuilt.tgz ] && python3 scripts/prebuilt_kernels.py seed .gpu-cache/prebuilt.tgz > /tmp/seed.txt 2>&1
 # the numba cache is CPU-specific (this machine's emeraldrapids): it comes back in 15 MiB parts (16 MiB a file)
 ls .gpu-cache/cuzk-cache.tgz.part-* >/dev/null 2>&1 && cat .gpu-cache/cuzk-cache.tgz.part-* | tar -xz -C /
 save_cache() {
@@ -84,7 +87,7 @@ fi
 } 2>&1 | tee "$OUT/env.txt"
 
 echo "== compile"
-python3 - <<'PY' 2>&1 | tee "$OUT/compile.txt"
+{ cat /tmp/seed.txt 2>/dev/null; python3 - <<'PY'; } 2>&1 | tee "$OUT/compile.txt"
 import time
 from cuzk.backend.cuda.module import kernels
 import os

@@ -1,0 +1,52 @@
+"""scripts/prebuilt_kernels.py on a GPU machine: a module built ahead (`build`) and filed in CuPy's
+cache (`seed`) is what a later process's RawModule loads, with no compile, and its kernels run
+right (the FP64 study's products against Python's integers)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "prebuilt_kernels.py"
+ROOT = SCRIPT.parents[1]
+
+CHECK = """
+import numpy as np, cupy as cp
+from cupy.cuda import compiler
+from cuzk.bench import fp64_product as F
+from cuzk.field.fields import CURVE_FIELDS
+
+class Refuse(compiler._KernelCacheBackend):  # the seeded cache must serve: a compile would save
+    def __init__(self, disk): self.disk = disk
+    def load(self, name): return self.disk.load(name)
+    def save(self, name, cubin, source): raise SystemExit("compiled: not served by the seeded cache")
+compiler._set_kernel_cache_backend(Refuse(compiler._kernel_cache_backend))
+r = CURVE_FIELDS["bls12_381"][0].p
+rng = np.random.default_rng(3)
+n = 256
+xs = [int.from_bytes(rng.bytes(32), "little") % r for _ in range(2 * n)]
+words = np.array([[(v >> (32 * i)) & 0xFFFFFFFF for i in range(8)] for v in xs], dtype=np.uint32)
+got = cp.asnumpy(F.chain(cp.asarray(words[:n]), cp.asarray(words[n:]), 1, "integer", field="fr"))
+for i in range(n):
+    value = int.from_bytes(got[i].astype("<u4").tobytes(), "little")
+    assert value < 2 * r and value % r == xs[i] * xs[n + i] * pow(1 << 256, -1, r) % r, i
+print("served and right")
+"""
+
+
+def test_a_seeded_module_is_loaded_without_compiling(tmp_path):
+    env = dict(os.environ, CUPY_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    build = subprocess.run([sys.executable, str(SCRIPT), "build", str(tmp_path / "pre.tgz"), "fp64"], env=env,
+                           capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stdout + build.stderr
+    seed = subprocess.run([sys.executable, str(SCRIPT), "seed", str(tmp_path / "pre.tgz")], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert seed.returncode == 0 and seed.stdout.startswith("seeded fp64"), seed.stdout + seed.stderr
+    assert len(list((tmp_path / "cache").glob("*.cubin"))) == 1
+    check = subprocess.run([sys.executable, "-c", CHECK], env=env, capture_output=True, text=True, timeout=600,
+                           cwd=ROOT)
+    assert check.returncode == 0 and "served and right" in check.stdout, check.stdout + check.stderr
