@@ -62,6 +62,24 @@ def table_sets(n: int, c: int, point_bytes: int, room: int, plain_buckets: int) 
     return None
 
 
+def table_room(budget_room: int, free: int, pool_free: int, sort: int, reserve: int, proofs: int) -> int | None:
+    """Bytes a new table may take now, or None: not yet.
+
+    An MSM on its own (`proofs` = 0 since the memory pool was last emptied) adds only its sort:
+    the device's free memory and the pool's cached blocks, less the sort and the reserve. Within
+    proofs the pool's blocks are their working memory, handed from phase to phase and from one
+    proof to the next (CuPy keeps every block, so the pool is their high-water mark): a table may
+    take only memory the pool never needed, less the reserve. That is known once a proof has run
+    to its end, so during the first proof (`proofs` = 1) there is no table; a batch's first proof
+    also sees the next witness's upload, so the mark covers the batch. Taken from the pool's
+    cached blocks at 2^27, a table sized at MSM H (~41 GiB free) left the rest of a batch, whose
+    pool reached 130.7 GiB of the 139 without one, too little."""
+    if proofs == 1:
+        return None
+    avail = free + pool_free - sort if proofs == 0 else free
+    return min(budget_room, avail - reserve)
+
+
 class TableCache:
     def __init__(self, budget: int):
         self.budget = int(budget)

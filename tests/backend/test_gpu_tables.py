@@ -159,3 +159,50 @@ def test_non_canonical_scalars_are_refused_through_a_table(cuda):
     table = M.build_table(curve, "g1", flat, 16)
     with pytest.raises(ValueError, match="not canonical"):
         M.msm(curve, "g1", flat, cp.asarray(sc), table=lambda: table)
+
+
+def squaring_chain(cs, x, k):
+    """Public y = x^(2^k): k rows, so H has 2^(ceil(log2(k + 2))) - 1 bases."""
+    p = get_curve("bls12_381").fr.p
+    v, val = cs.alloc(x), x
+    for _ in range(k - 1):
+        val = val * val % p
+        nxt = cs.alloc(lambda val=val: val)
+        cs.enforce(v, v, nxt)
+        v = nxt
+    from cuzk.r1cs import LC
+
+    y = cs.alloc_input(lambda: val * val % p)
+    cs.enforce(v, v, LC.of(y, 1))
+
+
+def test_proofs_take_a_window_table_from_the_second_on():
+    """The first proof on a backend (and the first after its memory is released) runs without a
+    window table while its memory pool reaches its high-water mark; the second sizes one from the
+    memory the pool never needed (window_tables.table_room) for H's 8191 bases. Every proof verifies."""
+    from cuzk.backend.cuda import CudaBackend
+    from cuzk.groth16 import prover, setup
+    from cuzk.groth16.verifier import PreparedVerifyingKey, verify
+    from cuzk.r1cs import RecordingCS, WitnessCS
+    from cuzk.r1cs.evaluation import evaluate
+
+    curve = get_curve("bls12_381")
+    k, x = 5000, 3
+    rec = RecordingCS("bls12_381")
+    squaring_chain(rec, 0, k)
+    cc = rec.compile()
+    ws = WitnessCS("bls12_381")
+    squaring_chain(ws, x, k)
+    w = ws.witness()
+    pk = setup.generate(cc, backend=get_backend("cuda"))
+    assert pk.bases("h").shape[0] == 8191
+    pvk, public = PreparedVerifyingKey(pk.vk), [pow(x, 1 << k, curve.fr.p)]
+    be = CudaBackend()
+    counts = []
+    for release in (False, False, True, False):
+        if release:
+            be.release_memory()
+        proof = prover.prove(pk, w, evaluate(cc, w), backend=be)
+        assert verify(pvk, proof, public)
+        counts.append(len(be.tables))
+    assert counts[0] == 0 and counts[1] >= 1 and counts[2] == 0 and counts[3] >= 1, counts

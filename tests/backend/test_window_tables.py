@@ -2,7 +2,7 @@
 
 import threading
 
-from cuzk.backend.window_tables import TableCache, table_bytes, table_rows, table_sets
+from cuzk.backend.window_tables import TableCache, table_bytes, table_room, table_rows, table_sets
 
 G1 = 96  # bytes of an affine BLS12-381 G1 point
 PLAIN_2_27 = 13 << 19  # the plain MSM at 2^27: 13 windows of 20 bits, 2^19 buckets each
@@ -129,3 +129,28 @@ def test_a_build_that_finds_too_little_memory_keeps_nothing_and_halves_the_reque
     assert len(cache) == 1 and cache.used == 10 and cache.room() == 40  # 10 held + (60 + 20) / 2
     assert cache.get("b", 60, lambda: "B") is None  # not tried again at that size
     assert cache.get("b", 30, lambda: "B", scratch=10) == "B"
+
+
+GIB = 1 << 30
+
+
+def test_a_lone_msm_may_take_the_pools_cached_blocks_less_its_sort():
+    # 30 GiB free on the device, 20 cached in the pool, the sort 13, the reserve 7: 30 left, unless
+    # the budget has less
+    assert table_room(80 * GIB, 30 * GIB, 20 * GIB, 13 * GIB, 7 * GIB, proofs=0) == 30 * GIB
+    assert table_room(25 * GIB, 30 * GIB, 20 * GIB, 13 * GIB, 7 * GIB, proofs=0) == 25 * GIB
+
+
+def test_no_table_while_the_first_proof_measures_its_memory():
+    assert table_room(80 * GIB, 41 * GIB, 20 * GIB, 13 * GIB, 7 * GIB, proofs=1) is None
+
+
+def test_later_proofs_leave_the_pools_blocks_to_the_proofs():
+    # the session-16 figures at 2^27 on a 139 GiB card: one proof at a time the pool reached
+    # 112.1 GiB, so ~26 GiB never used, 19 past the reserve: one row (12 GiB) fits, s = 7; in
+    # batches it reached 130.7, leaving ~8: no row
+    single = table_room(80 * GIB, 26 * GIB, 41 * GIB, 13 * GIB, 7 * GIB, proofs=2)
+    assert single == 19 * GIB
+    assert table_sets(1 << 27, 20, G1, single, PLAIN_2_27) == 7
+    batch = table_room(80 * GIB, 8 * GIB, 41 * GIB, 13 * GIB, 7 * GIB, proofs=5)
+    assert batch == 1 * GIB and table_sets(1 << 27, 20, G1, batch, PLAIN_2_27) is None

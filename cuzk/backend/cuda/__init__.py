@@ -42,6 +42,8 @@ class CudaBackend(Backend):
         self._local = threading.local()  # each prover worker thread times its own proof
         self.uploader = Uploader(transfer)
         self._circuits: dict[int, tuple] = {}
+        self._proofs = 0  # proofs begun since the memory pool was last emptied (window_table)
+        self._proofs_lock = threading.Lock()
 
     def pin_host(self, a: np.ndarray) -> np.ndarray:
         """A page-locked copy of `a` (the SRS hot tier): bases upload from it at
@@ -110,9 +112,19 @@ class CudaBackend(Backend):
         return getattr(self._local, "timer", None)
 
     def phase_timer(self) -> EventTimer:
+        """A proof begins (prove_batch asks each proof's timer here): counted for window_table."""
+        with self._proofs_lock:
+            self._proofs += 1
         with self.device:
             self._local.timer = EventTimer()
         return self._local.timer
+
+    def _empty_pool(self) -> None:
+        """The pool's cached blocks go back to the device, and with them its high-water mark of the
+        proofs' memory: the next proof measures it again before a table is sized (table_room)."""
+        cp.get_default_memory_pool().free_all_blocks()
+        with self._proofs_lock:
+            self._proofs = 0
 
     def _phase(self, label: str):
         return self.timer.phase(label) if self.timer is not None else _msm._no_phase(label)
@@ -126,7 +138,7 @@ class CudaBackend(Backend):
         with self.device:
             self.tables.clear()
             self.device.synchronize()  # blocks still in use by queued kernels must not be handed out
-            cp.get_default_memory_pool().free_all_blocks()
+            self._empty_pool()
 
     def device_memory_in_use(self) -> int:
         """The device's used bytes as the driver sees them (every context on it, CuPy's
@@ -224,9 +236,10 @@ class CudaBackend(Backend):
 
     def window_table(self, curve, group, bases):
         """The MSM window table over `bases` (built on first use when it fits, then kept), or None.
-        Its rows must fit in what the table budget has left and in the device's free memory less
-        the MSM's own sort and a reserve (TABLE_RESERVE of the device): the fewest bucket sets
-        whose rows fit (window_tables.table_sets), one row for every window where that fits."""
+        Its rows must fit in what the table budget has left and in the memory the proofs do not
+        need, less a reserve (TABLE_RESERVE of the device; window_tables.table_room says how, and
+        why not during the first proof): the fewest bucket sets whose rows fit
+        (window_tables.table_sets), one row for every window where that fits."""
         curve = as_curve(curve)
         with self.device:
             d_bases = self.resident.get(bases)
@@ -238,9 +251,11 @@ class CudaBackend(Backend):
                 return hit
             c = wt.table_window(n)
             free, total = cp.cuda.runtime.memGetInfo()
-            pool = cp.get_default_memory_pool()
             sort = 8 * wt.table_windows(c) * n  # the sort's keys and entries, 4 bytes each
-            room = min(self.tables.room(), free + pool.free_bytes() - sort - int(TABLE_RESERVE * total))
+            room = wt.table_room(self.tables.room(), free, cp.get_default_memory_pool().free_bytes(), sort,
+                                 int(TABLE_RESERVE * total), self._proofs)
+            if room is None:
+                return None
             pb = _msm.point_bytes(curve, group)
             sets = wt.table_sets(n, c, pb, room, _msm.plain_buckets(n))
             if sets is None:
@@ -251,7 +266,7 @@ class CudaBackend(Backend):
                 try:
                     return _msm.build_table(curve, group, flat, c, sets)
                 except cp.cuda.memory.OutOfMemoryError:  # less free than it seemed: this MSM goes without
-                    cp.get_default_memory_pool().free_all_blocks()
+                    self._empty_pool()
                     return None
 
             return self.tables.get(key, nbytes, build, holder=d_bases, scratch=scratch)
