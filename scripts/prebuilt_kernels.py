@@ -35,7 +35,6 @@ from pathlib import Path
 
 ARCH = "90"  # sm_90: the H100/H200
 BASE_OPTIONS = ("-std=c++17", f"--gpu-architecture=sm_{ARCH}")  # what cuzk's call sites pass (module.arch_option)
-HEADER = "typedef unsigned int u32;\ntypedef unsigned long long u64;\n"
 
 
 def spec_code(spec: str) -> tuple[str, tuple[str, ...]]:
@@ -44,16 +43,15 @@ def spec_code(spec: str) -> tuple[str, tuple[str, ...]]:
     kind, _, rest = spec.partition(":")
     curve, _, option = rest.partition(":")
     extra = (option,) if option else ()
-    from cuzk.backend.cuda import module
     if kind in ("module", "msm"):
-        return module.source(curve), BASE_OPTIONS + extra
+        from cuzk.backend.cuda.module import source
+        return source(curve), BASE_OPTIONS + extra
     if kind == "ntt":
-        from cuzk.backend.cuda.consts import curve_header
-        return HEADER + curve_header(curve) + module.expand("ntt.cuh", set()), BASE_OPTIONS + extra
+        from cuzk.bench.ntt_variants import source
+        return source(curve), BASE_OPTIONS + extra
     if kind == "pairing":
-        from cuzk.backend.cuda.consts import curve_header
-        from cuzk.backend.cuda.pairing_source import module_source
-        return module_source(curve, HEADER + curve_header(curve), module.expand), BASE_OPTIONS
+        from cuzk.backend.cuda.pairing import source
+        return source(curve), BASE_OPTIONS
     if kind == "fp64":
         from cuzk.bench.fp64_product import source
         return source(), BASE_OPTIONS

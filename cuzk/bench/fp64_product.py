@@ -17,8 +17,7 @@ import sys
 import cupy as cp
 import numpy as np
 
-from cuzk.backend.cuda.consts import curve_header
-from cuzk.backend.cuda.module import compiled, expand
+from cuzk.backend.cuda.module import compiled, expand, header
 from cuzk.bench.report import event_median_ms
 from cuzk.field.fields import CURVE_FIELDS
 
@@ -51,8 +50,7 @@ def source() -> str:
     seen: set[str] = set()
     chains = "".join(CHAIN.replace("%F%", f).replace("%W%", str(w)).replace("%L%", str(lb)).replace("%P%", pp)
                      .replace("%Q%", q) for f, (w, lb, pp, q, _) in FIELDS.items())
-    return ("typedef unsigned int u32;\ntypedef unsigned long long u64;\n" + curve_header("bls12_381")
-            + expand("field.cuh", seen) + expand("field_f64.cuh", seen) + chains)
+    return header("bls12_381") + expand("field.cuh", seen) + expand("field_f64.cuh", seen) + chains
 
 
 @functools.cache

@@ -26,8 +26,7 @@ import numpy as np
 
 from cuzk.backend import get_backend
 from cuzk.backend.cuda import ntt as N
-from cuzk.backend.cuda.consts import curve_header
-from cuzk.backend.cuda.module import arch_option, expand
+from cuzk.backend.cuda.module import arch_option, expand, header
 from cuzk.bench.report import event_median_ms
 from cuzk.curve import get_curve
 
@@ -51,11 +50,15 @@ def host_and_queued_ms(fn, calls: int = 10) -> tuple[float, float]:
     return statistics.median(host), cp.cuda.get_elapsed_time(start, end) / calls
 
 
+def source(curve: str) -> str:
+    """ntt.cuh alone: the variants' module."""
+    return header(curve) + expand("ntt.cuh", set())
+
+
 def variant_kernels(curve: str, option: str):
     """kern(curve, name) over ntt.cuh's kernels built with `option`."""
     t = time.time()
-    code = "typedef unsigned int u32;\ntypedef unsigned long long u64;\n" + curve_header(curve) + expand("ntt.cuh", set())
-    mod = cp.RawModule(code=code, options=("-std=c++17", arch_option(), option))
+    mod = cp.RawModule(code=source(curve), options=("-std=c++17", arch_option(), option))
     mod.compile()
     print(f"compiled the NTT kernels with {option} in {time.time() - t:.1f} s", flush=True)
     return lambda _curve, name: mod.get_function(name)

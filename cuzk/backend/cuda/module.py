@@ -33,10 +33,14 @@ def expand(name: str, seen: set[str]) -> str:
     return _INCLUDE.sub(lambda m: expand(m.group(1), seen), text)
 
 
+def header(curve: str) -> str:
+    """What every module's source begins with: the word types and the curve's constants."""
+    return "typedef unsigned int u32;\ntypedef unsigned long long u64;\n" + curve_header(curve)
+
+
 def source(curve: str) -> str:
     seen: set[str] = set()
-    body = "".join(expand(name, seen) for name in SOURCES)
-    return "typedef unsigned int u32;\ntypedef unsigned long long u64;\n" + curve_header(curve) + body
+    return header(curve) + "".join(expand(name, seen) for name in SOURCES)
 
 
 def arch_option() -> str:

@@ -17,8 +17,7 @@ import numpy as np
 from cuzk.field import fields_of
 from cuzk.field.tower import towers_of
 
-from .consts import curve_header
-from .module import compiled, expand
+from .module import compiled, expand, header
 from .pairing_source import module_source
 
 MAXT = 4  # pairs per thread (miller.cuh's MAXT)
@@ -31,10 +30,13 @@ THREADS = 64  # miller.cuh's MILLER_THREADS
 CHUNK = 16  # values multiplied per thread and level of the per-product reduction
 
 
+def source(curve: str) -> str:
+    return module_source(curve, header(curve), expand)
+
+
 @functools.cache
 def _module(curve: str) -> cp.RawModule:
-    header = "typedef unsigned int u32;\ntypedef unsigned long long u64;\n" + curve_header(curve)
-    return compiled(module_source(curve, header, expand), f"the CUDA pairing kernels for {curve}", "15-20 s")
+    return compiled(source(curve), f"the CUDA pairing kernels for {curve}", "15-20 s")
 
 
 def split_points(q_ptr: np.ndarray, maxt: int = MAXT) -> tuple[np.ndarray, np.ndarray]:
