@@ -27,7 +27,7 @@ import functools
 import numpy as np
 
 from cuzk.gadgets import bit_tape
-from cuzk.gadgets.boolean import Boolean, ch
+from cuzk.gadgets.boolean import Boolean, sha256_ch
 from cuzk.gadgets.sha256.gadget import iv_bits, padding_bits, sha256, sha256_compression
 from cuzk.gadgets.sha256.stamped import compression_template
 from cuzk.gadgets.stamped import StampedGadget, output_indices
@@ -76,8 +76,8 @@ def sha_level(curve: str) -> StampedGadget:
     with bit_tape.recording(cs) as tape:
         sib = [Boolean.alloc(cs) for _ in range(NODE_BITS)]
         c, s = _node(cur), _node(sib)
-        left = [ch(cs, pos, y, x) for x, y in zip(c, s)]   # pos = 1: cur is the right child
-        right = [ch(cs, pos, x, y) for x, y in zip(c, s)]
+        left = [sha256_ch(cs, pos, y, x) for x, y in zip(c, s)]   # pos = 1: cur is the right child
+        right = [sha256_ch(cs, pos, x, y) for x, y in zip(c, s)]
         out = sha256(cs, left + right)
     return _finish(cs, tape, _kept(out), curve)
 

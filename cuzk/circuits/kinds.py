@@ -27,7 +27,8 @@ from .porep import PorepShape
 from .post import PostShape
 from .snap import SnapShape
 
-CIRCUITS_VERSION = 1  # bump when any circuit's wiring changes (invalidates cached .pce files)
+# bump when any circuit's wiring changes (invalidates cached .pce files); 2: bellperson's SHA-256 layout
+CIRCUITS_VERSION = 2
 PRESETS = ("tiny", "small", "medium", "large", "32g")
 
 PRESET_SHAPES: dict[str, dict[str, Any]] = {

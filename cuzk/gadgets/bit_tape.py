@@ -2,14 +2,14 @@
 
 While a bit-level gadget (Boolean, UInt32, SHA-256) is recorded into a
 template, every aux bit it allocates also appends one instruction to a
-`BitTape`: how that bit's value follows from earlier bits (XOR, AND, CH of
-literals; bit j of an integer sum; or an external witness bit). Because the
+`BitTape`: how that bit's value follows from earlier bits (XOR, AND, CH,
+MAJ of literals; bit j of an integer sum; or an external witness bit). Because the
 tape is written by the same calls that allocate, its order *is* the
 template's aux order. `run` executes the tape for N instances at once in a
 numba kernel (parallel over instances) and yields the aux assignment of N
 stamped copies, so no per-instance Python gadget call is needed.
 `run_sliced` executes it bit-sliced: 64 instances per uint64 word, so one
-XOR/AND/CH instruction serves 64 instances and a sum bit comes from a
+XOR/AND/CH/MAJ instruction serves 64 instances and a sum bit comes from a
 bit-sliced ripple-carry accumulator; its result (`SlicedBits`, one bit per
 aux value) goes into the witness store as it is.
 
@@ -31,7 +31,7 @@ from numba import njit, prange
 
 from cuzk.r1cs.bit_slices import SlicedBits, pack_words
 
-OP_EXT, OP_XOR, OP_AND, OP_CH, OP_SUMBIT = 0, 1, 2, 3, 4
+OP_EXT, OP_XOR, OP_AND, OP_CH, OP_SUMBIT, OP_MAJ = 0, 1, 2, 3, 4, 5
 
 _active: contextvars.ContextVar = contextvars.ContextVar("cuzk_bit_tape", default=None)
 
@@ -210,6 +210,10 @@ def _run(ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_const, inputs, extern
                     aux[j] = _lit(b[j], inp, aux)
                 else:
                     aux[j] = _lit(c[j], inp, aux)
+            elif op == 5:  # MAJ: at least two of a, b, c
+                x = _lit(a[j], inp, aux)
+                y = _lit(b[j], inp, aux)
+                aux[j] = (x & y) | (_lit(c[j], inp, aux) & (x | y))
             elif op == 4:  # bit b of sum a
                 if b[j] == 0:
                     s = a[j]
@@ -260,6 +264,10 @@ def _run_sliced(ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_pos, sum_const
                 y = _wlit(b[j], inp, aux)
                 z = _wlit(c[j], inp, aux)
                 aux[j] = z ^ (x & (y ^ z))
+            elif op == 5:  # MAJ
+                x = _wlit(a[j], inp, aux)
+                y = _wlit(b[j], inp, aux)
+                aux[j] = (x & y) | (_wlit(c[j], inp, aux) & (x | y))
             elif op == 4:  # bit b of sum a
                 if b[j] == 0:
                     s = a[j]

@@ -1,11 +1,22 @@
-"""Booleans in circuits (bellman's `Boolean`): a variable, its negation, or a constant.
+"""Booleans in circuits, laid out exactly as bellpepper's `Boolean` / `AllocatedBit`.
 
-Negation and constants are free (they only change the linear combination
-1*x, 1 - x, or c*ONE). `xor`, `and_`, `or_`, `ch` cost one constraint and one
-new bit each; `maj` costs two. Constant operands and repeated variables fold
-without constraints. Every new bit is also described on the active
-`bit_tape` (if a template is being recorded) so stamped copies can be
-witnessed vectorized.
+A `Boolean` is a variable (bellpepper's `Is`), its negation (`Not`) or a
+constant. Negation and constants are free: they only change the linear
+combination (x, 1 - x, or c*ONE). Filecoin's Groth16 parameters fix the
+R1CS, so every gadget here reproduces bellpepper's allocations, constraint
+order, the A/B/C side of each linear combination and its constant folding
+(including where bellpepper does *not* fold, e.g. XOR of a variable with
+itself, or `sha256_ch` with a constant-true selector):
+
+    alloc           (1 - x) * x = 0
+    xor             (2a) * b = a + b - c        (a Not operand: computed on the
+                                                 plain variables, result negated)
+    and_            a * b = c; and_not a * (1 - b) = c; nor (1 - a) * (1 - b) = c
+    sha256_ch       (b - c) * a = ch - c
+    sha256_maj      maj allocated, then bc = b AND c, then (2bc - b - c) * a = bc - maj
+
+Every new bit is also described on the active `bit_tape` (if a template is
+being recorded), so stamped copies can be witnessed vectorized.
 """
 
 from __future__ import annotations
@@ -15,7 +26,7 @@ from array import array
 from cuzk.r1cs import LC, ONE
 
 from . import bit_tape
-from .bit_tape import OP_AND, OP_CH, OP_XOR
+from .bit_tape import OP_AND, OP_CH, OP_EXT, OP_MAJ, OP_XOR
 
 
 class Boolean:
@@ -38,7 +49,7 @@ class Boolean:
 
     @staticmethod
     def alloc(cs, value: bool | None = None, name: str | None = None) -> "Boolean":
-        """A new witness bit, constrained boolean (1 constraint)."""
+        """A new witness bit (`AllocatedBit::alloc`): 1 constraint."""
         v = None
         if cs.needs_values:
             if callable(value):
@@ -46,12 +57,7 @@ class Boolean:
             if value is None:
                 raise ValueError("Boolean.alloc: a value is required in witness mode")
             v = bool(value)
-        var = cs.alloc(None if v is None else int(v), name=name)
-        tape = bit_tape.active_tape(cs)
-        if tape is not None:
-            tape.external(var)
-        cs.enforce(_lc([var], [1]), _lc([ONE, var], [1, -1]), _lc([], []), name=name)
-        return Boolean(var, False, v)
+        return Boolean(alloc_bit(cs, v, OP_EXT, name=name), False, v)
 
     # ---- inspection ------------------------------------------------------
     @property
@@ -61,21 +67,16 @@ class Boolean:
     def lc(self) -> LC:
         return _lc(*self.terms())
 
-    def terms(self) -> tuple[list[int], list[int]]:
-        """(variables, coefficients) of this bit's linear combination."""
+    def terms(self, coeff: int = 1) -> tuple[list[int], list[int]]:
+        """(variables, coefficients) of coeff * this bit (bellpepper's `Boolean::lc`)."""
         if self.var is None:
-            return ([ONE], [1]) if self.value else ([], [])
+            return ([ONE], [coeff]) if self.value else ([], [])
         if self.neg:
-            return [ONE, self.var], [1, -1]
-        return [self.var], [1]
+            return [ONE, self.var], [coeff, -coeff]
+        return [self.var], [coeff]
 
     def literal(self) -> int:
         return bit_tape.literal(self.var, self.neg, self.value)
-
-    def same_as(self, other: "Boolean") -> bool:
-        if self.var is None or other.var is None:
-            return self.var is None and other.var is None and self.value == other.value
-        return self.var == other.var and self.neg == other.neg
 
     def __invert__(self) -> "Boolean":
         return Boolean(self.var, not self.neg if self.var is not None else False,
@@ -99,11 +100,22 @@ FALSE = Boolean.constant(False)
 TRUE = Boolean.constant(True)
 
 
+def alloc_bit(cs, value, op: int, a: int = 0, b: int = 0, c: int = 0, name: str | None = None) -> int:
+    """`AllocatedBit::alloc`: a new variable with (1 - x) * x = 0; the tape
+    learns how its value follows (op, a, b, c), or that it is external."""
+    var = _new_bit(cs, value, op, a, b, c)
+    cs.enforce(_lc([ONE, var], [1, -1]), _lc([var], [1]), _lc([], []), name=name)
+    return var
+
+
 def _new_bit(cs, value, op, a=0, b=0, c=0) -> int:
     var = cs.alloc(None if value is None else int(value))
     tape = bit_tape.active_tape(cs)
     if tape is not None:
-        tape.push(var, op, a, b, c)
+        if op == OP_EXT:
+            tape.external(var)
+        else:
+            tape.push(var, op, a, b, c)
     return var
 
 
@@ -111,15 +123,19 @@ def _both(x, y, f):
     return None if x is None or y is None else f(x, y)
 
 
+def _const(b: Boolean, v: bool) -> bool:
+    return b.var is None and b.value == v
+
+
 def xor(cs, a: Boolean, b: Boolean) -> Boolean:
-    """a XOR b: (2a) * b = a + b - c."""
+    """a XOR b (`Boolean::xor`): constants fold, everything else costs 1."""
     if a.var is None:
         return ~b if a.value else b
     if b.var is None:
         return ~a if b.value else a
-    if a.var == b.var:
-        return Boolean.constant(a.neg != b.neg)
-    flip = a.neg != b.neg  # x^y computed on the plain variables, negated after
+    flip = a.neg != b.neg
+    if flip and a.neg:  # (Not, Is): bellpepper puts the Is operand first
+        a, b = b, a
     value = _both(a.value, b.value, lambda x, y: x != y)
     plain = None if value is None else value != flip
     x, y = a.var, b.var
@@ -129,13 +145,15 @@ def xor(cs, a: Boolean, b: Boolean) -> Boolean:
 
 
 def and_(cs, a: Boolean, b: Boolean) -> Boolean:
-    """a AND b: a * b = c."""
+    """a AND b (`Boolean::and`: and / and_not / nor, one constraint)."""
+    if _const(a, False) or _const(b, False):
+        return FALSE
     if a.var is None:
-        return b if a.value else FALSE
+        return b
     if b.var is None:
-        return a if b.value else FALSE
-    if a.var == b.var:
-        return a if a.neg == b.neg else FALSE
+        return a
+    if a.neg and not b.neg:  # and_not(is, not): the Is operand is A
+        a, b = b, a
     value = _both(a.value, b.value, lambda x, y: x and y)
     var = _new_bit(cs, value, OP_AND, a.literal(), b.literal())
     cs.enforce(a.lc(), b.lc(), _lc([var], [1]))
@@ -143,47 +161,73 @@ def and_(cs, a: Boolean, b: Boolean) -> Boolean:
 
 
 def or_(cs, a: Boolean, b: Boolean) -> Boolean:
+    """NOT(NOT a AND NOT b) (a nor, negated)."""
     return ~and_(cs, ~a, ~b)
 
 
-def ch(cs, a: Boolean, b: Boolean, c: Boolean) -> Boolean:
-    """a ? b : c (SHA-256's Ch): a * (b - c) = out - c."""
-    if a.var is None:
-        return b if a.value else c
-    if b.same_as(c):
-        return b
-    if b.var is None and c.var is None:
-        return a if b.value else ~a  # (1, 0) -> a ; (0, 1) -> not a
-    if b.var is None:
-        return or_(cs, a, c) if b.value else and_(cs, ~a, c)
-    if c.var is None:
-        return or_(cs, ~a, b) if c.value else and_(cs, a, b)
-    if b.var == c.var:  # c = not b
-        return ~xor(cs, a, b)
-    if a.var == b.var:
-        return or_(cs, a, c) if a.neg == b.neg else and_(cs, ~a, c)
-    if a.var == c.var:
-        return and_(cs, a, b) if a.neg == c.neg else or_(cs, ~a, b)
-    value = None if a.value is None else (b.value if a.value else c.value)
+def sha256_ch(cs, a: Boolean, b: Boolean, c: Boolean) -> Boolean:
+    """a ? b : c (`Boolean::sha256_ch`), with bellpepper's folding order."""
+    if a.var is None and b.var is None and c.var is None:
+        return Boolean.constant(b.value if a.value else c.value)
+    if _const(a, False):
+        return c
+    if _const(b, False):
+        return and_(cs, ~a, c)
+    if _const(c, False):
+        return and_(cs, a, b)
+    if _const(c, True):
+        return ~and_(cs, a, ~b)
+    if _const(b, True):
+        return ~and_(cs, ~a, ~c)
+    # a constant true is not folded: bellpepper allocates ch = b anyway
+    value = None if a.value is None or b.value is None or c.value is None else (b.value if a.value else c.value)
     var = _new_bit(cs, value, OP_CH, a.literal(), b.literal(), c.literal())
     bv, bc = b.terms()
-    cv, cc = c.terms()
-    neg_c = [-k for k in cc]
-    cs.enforce(a.lc(), _lc(bv + cv, bc + neg_c), _lc([var] + cv, [1] + neg_c))
+    cv, cc = c.terms(-1)
+    cs.enforce(_lc(bv + cv, bc + cc), a.lc(), _lc([var] + cv, [1] + cc))
     return Boolean(var, False, value)
 
 
-def maj(cs, a: Boolean, b: Boolean, c: Boolean) -> Boolean:
-    """Majority (SHA-256's Maj) = (b xor c) ? a : b; two constraints."""
-    return ch(cs, xor(cs, b, c), a, b)
-
-
-def xor3(cs, a: Boolean, b: Boolean, c: Boolean) -> Boolean:
-    return xor(cs, xor(cs, a, b), c)
+def sha256_maj(cs, a: Boolean, b: Boolean, c: Boolean) -> Boolean:
+    """Majority of a, b, c (`Boolean::sha256_maj`): 2 constraints when all vary."""
+    if a.var is None and b.var is None and c.var is None:
+        return Boolean.constant(a.value + b.value + c.value >= 2)
+    if _const(a, False):
+        return and_(cs, b, c)
+    if _const(b, False):
+        return and_(cs, a, c)
+    if _const(c, False):
+        return and_(cs, a, b)
+    if _const(c, True):
+        return ~and_(cs, ~a, ~b)
+    if _const(b, True):
+        return ~and_(cs, ~a, ~c)
+    if _const(a, True):
+        return ~and_(cs, ~b, ~c)
+    vals = (a.value, b.value, c.value)
+    value = None if None in vals else sum(vals) >= 2
+    var = _new_bit(cs, value, OP_MAJ, a.literal(), b.literal(), c.literal())
+    bc = and_(cs, b, c)
+    bv, bk = b.terms(-1)
+    cv, ck = c.terms(-1)
+    cs.enforce(_lc([bc.var] + bv + cv, [2] + bk + ck), a.lc(), _lc([bc.var, var], [1, -1]))
+    return Boolean(var, False, value)
 
 
 def enforce_equal(cs, a: Boolean, b: Boolean) -> None:
-    cs.enforce(a.lc() - b.lc(), ONE, LC())
+    """`Boolean::enforce_equal`: 0 * 0 = a - b (a constant true operand: 1 - x)."""
+    if a.var is None and b.var is None:
+        if a.value != b.value:
+            raise ValueError("enforce_equal: the constants differ (unsatisfiable)")
+        return
+    if _const(a, True) or _const(b, True):
+        x = b if _const(a, True) else a
+        c = LC.constant(1) - x.lc()
+    elif _const(a, False) or _const(b, False):
+        c = (b if _const(a, False) else a).lc()
+    else:
+        c = a.lc() - b.lc()
+    cs.enforce(LC(), LC(), c)
 
 
 def pack_lc(bits) -> LC:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from cuzk.r1cs import LC
 
-from .boolean import Boolean, ch
+from .boolean import Boolean, sha256_ch
 from .num import Num
 from .poseidon.gadget import poseidon_hash
 from .sha256.gadget import sha256
@@ -40,7 +40,7 @@ def select_num(cs, bit: Boolean, a: Num, b: Num) -> Num:
 def select_bits(cs, bit: Boolean, a: list[Boolean], b: list[Boolean]) -> list[Boolean]:
     if a is b:
         return a
-    return [ch(cs, bit, x, y) for x, y in zip(a, b)]
+    return [sha256_ch(cs, bit, x, y) for x, y in zip(a, b)]
 
 
 def _candidates(cur, siblings, k):

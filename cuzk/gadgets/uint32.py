@@ -1,9 +1,14 @@
-"""32-bit words in circuits (bellman's `UInt32`): 32 Booleans, least significant first.
+"""32-bit words in circuits, laid out exactly as bellperson's `UInt32`.
 
-Rotations and shifts only re-index bits (free). Bitwise operations cost one
-constraint per non-constant bit (`xor3` two). `addmany` adds several words
-and a constant modulo 2^32 with one packing constraint plus one booleanity
-constraint per result bit (32 + carry bits), the bellman construction.
+32 Booleans, least significant first. Rotations and shifts only re-index
+bits (free). `xor` and the SHA-256 word functions (`sha256_ch`,
+`sha256_maj`) apply the Boolean gadget to bit 0, 1, ..., 31 in turn, one
+whole word before the next operation starts (that order is the aux order).
+`addmany` adds 2..10 words modulo 2^32 like bellperson: as many result bits
+as `len(operands) * (2^32 - 1)` needs (not the tighter bound of the actual
+operands: constants count as full words), each a booleanity constraint, and
+the equality of the sums stacked on a `MultiEq`; all-constant operands
+fold to a constant.
 """
 
 from __future__ import annotations
@@ -12,7 +17,8 @@ from cuzk.r1cs import ONE
 
 from . import bit_tape
 from .bit_tape import OP_SUMBIT
-from .boolean import FALSE, Boolean, _lc, and_, ch, maj, xor, xor3
+from .boolean import FALSE, Boolean, alloc_bit, sha256_ch, sha256_maj, xor
+from .multieq import MultiEq
 
 MASK = 0xFFFFFFFF
 
@@ -32,7 +38,7 @@ class UInt32:
 
     @staticmethod
     def alloc(cs, value: int | None = None) -> "UInt32":
-        """32 new witness bits (32 booleanity constraints)."""
+        """32 new witness bits, least significant first (32 booleanity constraints)."""
         v = None if value is None or not cs.needs_values else int(value) & MASK
         if cs.needs_values and v is None:
             raise ValueError("UInt32.alloc: a value is required in witness mode")
@@ -64,6 +70,7 @@ class UInt32:
                       None if self.value is None else ((self.value >> n) | (self.value << (32 - n))) & MASK)
 
     def shr(self, n: int) -> "UInt32":
+        n %= 32
         return UInt32([self.bits[i + n] if i + n < 32 else FALSE for i in range(32)],
                       None if self.value is None else self.value >> n)
 
@@ -74,30 +81,31 @@ class UInt32:
     def xor(self, cs, other: "UInt32") -> "UInt32":
         return UInt32.from_bits([xor(cs, a, b) for a, b in zip(self.bits, other.bits)])
 
-    def and_(self, cs, other: "UInt32") -> "UInt32":
-        return UInt32.from_bits([and_(cs, a, b) for a, b in zip(self.bits, other.bits)])
+    @staticmethod
+    def sha256_ch(cs, a: "UInt32", b: "UInt32", c: "UInt32") -> "UInt32":
+        """(a and b) xor ((not a) and c), bit by bit."""
+        return UInt32.from_bits([sha256_ch(cs, x, y, z) for x, y, z in zip(a.bits, b.bits, c.bits)])
 
     @staticmethod
-    def xor3(cs, a: "UInt32", b: "UInt32", c: "UInt32") -> "UInt32":
-        return UInt32.from_bits([xor3(cs, x, y, z) for x, y, z in zip(a.bits, b.bits, c.bits)])
-
-    @staticmethod
-    def ch(cs, a: "UInt32", b: "UInt32", c: "UInt32") -> "UInt32":
-        return UInt32.from_bits([ch(cs, x, y, z) for x, y, z in zip(a.bits, b.bits, c.bits)])
-
-    @staticmethod
-    def maj(cs, a: "UInt32", b: "UInt32", c: "UInt32") -> "UInt32":
-        return UInt32.from_bits([maj(cs, x, y, z) for x, y, z in zip(a.bits, b.bits, c.bits)])
+    def sha256_maj(cs, a: "UInt32", b: "UInt32", c: "UInt32") -> "UInt32":
+        """(a and b) xor (a and c) xor (b and c), bit by bit."""
+        return UInt32.from_bits([sha256_maj(cs, x, y, z) for x, y, z in zip(a.bits, b.bits, c.bits)])
 
     # ---- arithmetic ------------------------------------------------------
     @staticmethod
-    def addmany(cs, operands: list["UInt32"], constant: int = 0) -> "UInt32":
-        """(sum(operands) + constant) mod 2^32."""
+    def addmany(meq, operands: list["UInt32"]) -> "UInt32":
+        """sum(operands) mod 2^32. `meq`: the `MultiEq` the equality goes on (a
+        plain constraint system gets its own, emitted at once)."""
+        if not isinstance(meq, MultiEq):
+            with MultiEq(meq) as own:
+                return UInt32.addmany(own, operands)
+        if not 2 <= len(operands) <= 10:
+            raise ValueError(f"addmany takes 2 to 10 operands, got {len(operands)}")
+        cs = meq.cs
         lc_vars, lc_coeffs = [], []
-        const = int(constant)  # constant term of the sum's linear combination
-        tape_const = const  # the same without negated bits' w (a tape literal carries its negation)
+        const = 0  # the ONE coefficient of the sum (constant bits and the 1 of each negated bit)
+        tape_const = 0  # the same without negated bits (a tape literal carries its negation)
         lits, weights = [], []
-        max_value = const
         for word in operands:
             for i, b in enumerate(word.bits):
                 w = 1 << i
@@ -105,7 +113,6 @@ class UInt32:
                     if b.value:
                         const += w
                         tape_const += w
-                        max_value += w
                     continue
                 lc_vars.append(b.var)
                 if b.neg:  # w * (1 - x)
@@ -115,29 +122,24 @@ class UInt32:
                     lc_coeffs.append(w)
                 lits.append(b.literal())
                 weights.append(w)
-                max_value += w
-        if not lits:
-            return UInt32.constant(const)
         values = [w.value for w in operands]
-        total = None if any(v is None for v in values) else sum(values) + int(constant)
-        nbits = max_value.bit_length()
+        total = None if any(v is None for v in values) else sum(values)
+        if not lits:
+            return UInt32.constant(total)
+        nbits = (len(operands) * MASK).bit_length()
         tape = bit_tape.active_tape(cs)
         sum_id = tape.add_sum(lits, weights, tape_const) if tape is not None else 0
-        out_vars, out_coeffs = [], []
-        bits = []
+        out_vars, out_coeffs, bits = [], [], []
         for j in range(nbits):
             bv = None if total is None else (total >> j) & 1
-            var = cs.alloc(bv)
-            if tape is not None:
-                tape.push(var, OP_SUMBIT, sum_id, j)
-            cs.enforce(_lc([var], [1]), _lc([ONE, var], [1, -1]), _lc([], []))
+            var = alloc_bit(cs, bv, OP_SUMBIT, sum_id, j)
             out_vars.append(var)
             out_coeffs.append(1 << j)
             bits.append(Boolean(var, False, None if bv is None else bool(bv)))
         if const:
             lc_vars.append(ONE)
             lc_coeffs.append(const)
-        cs.enforce(_lc(lc_vars, lc_coeffs), _lc([ONE], [1]), _lc(out_vars, out_coeffs))
+        meq.enforce_equal(nbits, (lc_vars, lc_coeffs), (out_vars, out_coeffs))
         return UInt32(bits[:32], None if total is None else total & MASK)
 
     def __repr__(self):

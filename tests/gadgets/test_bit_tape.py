@@ -5,7 +5,8 @@ literals, folded operations and externally supplied witness bits."""
 import numpy as np
 
 from cuzk.gadgets import bit_tape
-from cuzk.gadgets.boolean import Boolean, and_, ch, maj, or_, xor
+from cuzk.gadgets.boolean import Boolean, and_, or_, sha256_ch, sha256_maj, xor
+from cuzk.gadgets.multieq import MultiEq
 from cuzk.gadgets.stamped import StampedGadget, output_indices
 from cuzk.gadgets.uint32 import UInt32
 from cuzk.r1cs import RecordingCS, WitnessCS, check_satisfied
@@ -20,13 +21,16 @@ def mixed_circuit(cs, iface_bits, ext_values):
     k = UInt32.constant(0x0F0F_F0F0)
     e = [Boolean.alloc(cs, None if ext_values is None else v) for v in (ext_values or [None] * 3)]
     x = a.xor(cs, ~b)
-    y = UInt32.ch(cs, ~a, b, k)
-    z = UInt32.maj(cs, a, ~b, UInt32.constant(0xFF00_FF00))
-    w = UInt32.xor3(cs, a.rotr(3), (~b).shr(5), k)
-    s = UInt32.addmany(cs, [x, ~y, z, k, w.rotr(11)], 77)
-    t = UInt32.addmany(cs, [~s, ~a], 0xFFFF_FFFF)
-    extra = [or_(cs, e[0], ~a.bits[0]), and_(cs, ~e[1], b.bits[3]), ch(cs, e[2], ~a.bits[1], e[0]),
-             maj(cs, ~e[0], e[1], a.bits[7]), xor(cs, e[2], Boolean.constant(True))]
+    y = UInt32.sha256_ch(cs, ~a, b, k)
+    z = UInt32.sha256_maj(cs, a, ~b, UInt32.constant(0xFF00_FF00))
+    v = UInt32.sha256_maj(cs, ~a, b.rotr(9), x)
+    w = a.rotr(3).xor(cs, (~b).shr(5)).xor(cs, k)
+    with MultiEq(cs) as meq:
+        s = UInt32.addmany(meq, [x, ~y, z, k, w.rotr(11), v, UInt32.constant(77)])
+        t = UInt32.addmany(meq, [~s, ~a, UInt32.constant(0xFFFF_FFFF)])
+    extra = [or_(cs, e[0], ~a.bits[0]), and_(cs, ~e[1], b.bits[3]), sha256_ch(cs, e[2], ~a.bits[1], e[0]),
+             sha256_maj(cs, ~e[0], e[1], a.bits[7]), xor(cs, e[2], Boolean.constant(True)),
+             sha256_ch(cs, Boolean.constant(True), e[1], ~e[2])]
     return t.bits + s.bits + extra
 
 

@@ -2,8 +2,9 @@
 
 * `compression_template`: interface 768 bits (template inputs 1..256: the
   state, 257..768: the block, both in SHA-256 bit order, and they must be
-  plain boolean variables of the parent); all 26,232 aux bits are its own,
-  256 of them the new state (`outputs`).
+  plain boolean variables of the parent); all 26,166 aux bits are its own,
+  256 of them the new state (`outputs`); 26,192 constraints (bellperson's
+  layout with a variable state: 26,166 booleanity + 26 packed additions).
 * `hash_template(curve, nbytes)`: the full hash of a private `nbytes`-byte
   message: no interface; the message bits are the template's own witness
   bits (first 8*nbytes aux, constrained boolean), IV and padding are
