@@ -37,7 +37,7 @@ from .usage import EXIT_USAGE, help_and_usage_error
 
 # modules under cuzk.cli that contribute commands (missing ones are skipped
 # so that a partially installed tree still gives a working --help)
-COMMAND_MODULES = ["bench", "circuit", "prove", "verify", "setup", "params", "daemon", "top", "aggregate"]
+COMMAND_MODULES = ["bench", "circuit", "prove", "verify", "setup", "params", "daemon", "top", "aggregate", "filecoin"]
 EXIT_BROKEN_PIPE = 128 + 13  # SIGPIPE
 
 

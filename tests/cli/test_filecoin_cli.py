@@ -1,0 +1,49 @@
+"""`cuzk filecoin poseidon`: the neptune known answers, and one-line usage errors (exit 2).
+
+Expected hashes: neptune v11.0.0 src/poseidon.rs, test `hash_values` (Standard strength,
+inputs 0..arity-1), written here in decimal.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from cuzk.cli.filecoin import POSEIDON_ARITIES
+from cuzk.cli.main import main
+from cuzk.gadgets.poseidon.neptune_constants import ARITIES
+
+R = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001
+NEPTUNE_ARITY_2 = 0x396508D75E76A56B739E0FD902EFE161A6FBA9339D05A69D2E203C369A02E7FF
+NEPTUNE_ARITY_8 = 0x2394611DA3A5DE5512010042116770774B682E9D9CC4AED92A9934F56D38A5E6
+
+
+def test_poseidon_known_answers(capsys):
+    assert POSEIDON_ARITIES == ARITIES
+    assert main(["filecoin", "poseidon", "--arity", "2", "0", "1"]) == 0
+    assert capsys.readouterr().out == f"{NEPTUNE_ARITY_2}\n"
+    assert main(["filecoin", "poseidon", "--arity", "8", "0", "0x1", *map(str, range(2, 7)), "0X7"]) == 0
+    assert capsys.readouterr().out == f"{NEPTUNE_ARITY_8}\n"
+
+
+@pytest.mark.parametrize("args, names", [
+    (["--arity", "2", "0"], "needs 2 values, got 1"),
+    (["--arity", "2", "0", "1", "2"], "needs 2 values, got 3"),
+    (["--arity", "2", "0", hex(R)], hex(R)),
+    (["--arity", "2", "-1", "0"], "-1"),
+    (["--arity", "2", "0", "12z"], "12z"),
+])
+def test_poseidon_bad_values_exit_2_with_one_line(args, names, capsys):
+    assert main(["filecoin", "poseidon", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("cuzk: error:") and names in err, err
+
+
+def test_filecoin_group_as_a_process():
+    res = subprocess.run([sys.executable, "-m", "cuzk", "filecoin", "poseidon", "--arity", "2", "0", "1"],
+                         capture_output=True, text=True, timeout=120)
+    assert (res.returncode, res.stdout, res.stderr) == (0, f"{NEPTUNE_ARITY_2}\n", "")
+    res = subprocess.run([sys.executable, "-m", "cuzk", "filecoin"], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2 and "poseidon" in res.stderr
