@@ -20,6 +20,7 @@ from typing import Callable
 from cuzk.errors import CuzkError
 
 from . import aggregate_target as _aggregate
+from . import post_vanilla_target as _post_vanilla
 from . import seeds as S
 
 ACCEPTED = (CuzkError,)
@@ -227,6 +228,10 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("aggregate_proof", _aggregate.aggregate_proof, _aggregate.seeds,
            ("cuzk.aggregate.proof_format", "cuzk.aggregate.gt", "cuzk.aggregate.encoding")),
     Target("grpc_vk", grpc_vk, S.grpc_vk, ("cuzk.server.convert", "cuzk.groth16.verifier") + _CURVE),
+    Target("post_vanilla", _post_vanilla.post_vanilla, _post_vanilla.seeds,
+           ("cuzk.formats.filecoin.post_vanilla", "cuzk.formats.filecoin.bincode",
+            "cuzk.circuits.filecoin.post_partition", "cuzk.circuits.filecoin.post_challenges",
+            "cuzk.circuits.filecoin.sector_proof")),
 )}
 
 
