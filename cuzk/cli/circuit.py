@@ -3,6 +3,8 @@
     cuzk circuit info --r1cs FILE [--wtns FILE]     (or --pce FILE)
     cuzk circuit info --kind K --preset P
     cuzk circuit info --kind K --preset P --check [--vanilla FILE | --seed S] [--partition I]
+    cuzk circuit info --kind window-post|winning-post --sector-size 32GiB
+    cuzk circuit check --kind window-post --vanilla post.vproof --public postpub.json
     cuzk circuit compile --r1cs FILE --out FILE.pce
     cuzk circuit compile --kind K --preset P [--out FILE.pce]
 
@@ -30,6 +32,8 @@ import time
 
 from cuzk.errors import CuzkError
 
+FILECOIN_KINDS = ("window-post", "winning-post")
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("circuit", help="inspect, check and compile circuits")
@@ -46,6 +50,8 @@ def register(subparsers) -> None:
     src.add_argument("--pce", help="compiled circuit (.pce) file")
     src.add_argument("--kind", help="workload circuit kind (cuzk.circuits), e.g. porep-c2-like")
     info.add_argument("--preset", default="tiny", help="with --kind: preset (default tiny)")
+    info.add_argument("--sector-size", help="with --kind window-post|winning-post (Filecoin's circuits): "
+                                            "2KiB, 8MiB, 512MiB, 32GiB (default) or 64GiB")
     info.add_argument("--check", action="store_true",
                       help="with --kind: build the circuit and check one partition's witness")
     info.add_argument("--vanilla", help="with --kind: vanilla-proof file to check (default: generate one; "
@@ -55,6 +61,21 @@ def register(subparsers) -> None:
     info.add_argument("--wtns", help="circom .wtns witness to check (with --r1cs)")
     info.add_argument("--verify", action="store_true", help="with --pce: check every section (checksums, hash)")
     info.set_defaults(func=cmd_info)
+
+    chk = sub.add_parser(
+        "check", help="check Filecoin PoSt vanilla proofs against the real circuit (exit 0 satisfied, 1 not)",
+        description="Decode PoSt vanilla proofs as Curio sends them, derive the challenges from the public "
+                    "data, and check every distinct sector's constraints in rust-fil-proofs' FallbackPoSt "
+                    "circuit. Exit 0 when satisfied, 1 naming the first unsatisfied constraint, 2 when the "
+                    "input does not decode.")
+    chk.add_argument("--kind", required=True, choices=["window-post", "winning-post"])
+    chk.add_argument("--vanilla", required=True,
+                     help="one bincode FallbackPoStSectorProof (then --public is needed), or a JSON request "
+                          "(`cuzk bench gen-vanilla --kind window-post`)")
+    chk.add_argument("--public", help="public data: a WindowPoStVerifyInfo JSON (Randomness, Proofs[0].PoStProof, "
+                                      "ChallengedSectors with SealedCID)")
+    chk.add_argument("--partition", type=int, help="partition index (default: the request's, or 0)")
+    chk.set_defaults(func=cmd_check)
 
     comp = sub.add_parser("compile", help="compile a circom .r1cs (or a workload kind) into a .pce file",
                           description="Compile a circom .r1cs into a .pce file, or build a workload circuit "
@@ -90,6 +111,14 @@ def cmd_info(args: argparse.Namespace) -> int:
     checks = args.check or args.vanilla is not None or args.seed is not None or args.partition is not None
     if checks and not args.kind:
         raise CuzkError("--check, --vanilla, --seed and --partition need --kind")
+    if args.kind in FILECOIN_KINDS:
+        if checks:
+            raise CuzkError(f"--kind {args.kind}: use `cuzk circuit check` to check vanilla proofs")
+        from . import post_circuit
+
+        return post_circuit.info(args)
+    if args.sector_size:
+        raise CuzkError("--sector-size goes with --kind window-post or winning-post")
     if args.kind and not checks:
         return _counts_info(args)
     t0 = time.perf_counter()
@@ -138,6 +167,12 @@ def cmd_info(args: argparse.Namespace) -> int:
         return 0
     out(f"satisfied: no (first failing: {failing})\n")
     return 1
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from . import post_circuit
+
+    return post_circuit.check(args)
 
 
 def first_failing_row(cc, w) -> str | None:

@@ -14,6 +14,12 @@ Generate random Groth16 keys for a circuit, in one of two layouts:
 
   --params P --vk V     bellperson's .params/.vk (BLS12-381 only: that layout has no BN254
                         form), for a circom .r1cs or a compiled circuit (.pce)
+  --kind K --sector-size S --params-dir D
+                        Filecoin's circuit K (window-post, winning-post) for sectors of size S:
+                        .params/.vk in bellperson's layout under the file names rust-fil-proofs
+                        gives them (v28-proof-of-spacetime-fallback-...), where a daemon whose
+                        circuits.filecoin_params is D finds them. Test keys: the network's are
+                        the ceremony's (paramfetch), and proofs made with these do not verify there
   --zkey Z              a snarkjs Groth16 .zkey for a circom .r1cs (BN254 or BLS12-381, as
                         the .r1cs file's prime says), with its verification_key.json;
                         snarkjs (groth16 prove, zkey export verificationkey), rapidsnark and
@@ -32,6 +38,10 @@ def register(sub) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--r1cs", help="circom .r1cs file")
     src.add_argument("--pce", help="compiled circuit (.pce); bellperson layout only")
+    src.add_argument("--kind", choices=["window-post", "winning-post"], help="a Filecoin circuit (with --sector-size "
+                     "and --params-dir)")
+    p.add_argument("--sector-size", help="with --kind: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB")
+    p.add_argument("--params-dir", help="with --kind: directory for the .params/.vk/.meta files")
     p.add_argument("--params", help="output bellperson .params file (with --vk)")
     p.add_argument("--vk", help="output bellperson .vk file (with --params)")
     p.add_argument("--zkey", help="output snarkjs .zkey file (with --r1cs)")
@@ -60,6 +70,12 @@ def default_vk_json(zkey: str) -> Path:
 
 
 def _check_outputs(args) -> None:
+    if args.kind:
+        if not (args.sector_size and args.params_dir) or args.params or args.vk or args.zkey:
+            raise CuzkError("setup: --kind takes --sector-size and --params-dir (the file names are Filecoin's)")
+        return
+    if args.sector_size or args.params_dir:
+        raise CuzkError("setup: --sector-size and --params-dir go with --kind")
     if args.zkey:
         if args.params or args.vk:
             raise CuzkError("setup: give either --zkey or --params/--vk (each makes its own, independent key)")
@@ -76,7 +92,15 @@ def run(args) -> int:
     # the layers below compile numba kernels on import: loaded only once a command runs
     from cuzk.backend import get_backend
 
-    circuit = load_circuit(args.r1cs, args.pce)
+    if args.kind:
+        from . import post_circuit
+
+        cfg = post_circuit.config_of(args.kind, args.sector_size)  # a bad size fails before any work
+        circuit = _filecoin_circuit(cfg)
+        stem = _filecoin_stem(cfg, args.params_dir)
+        args.params, args.vk = f"{stem}.params", f"{stem}.vk"
+    else:
+        circuit = load_circuit(args.r1cs, args.pce)
     backend = get_backend(args.backend)
     t0 = time.perf_counter()
     print(f"setup: {circuit.curve}, {circuit.num_constraints:,} constraints, {circuit.num_inputs} inputs, "
@@ -88,6 +112,29 @@ def run(args) -> int:
     print(f"wrote {' and '.join(map(str, written))} (domain 2^{n.bit_length() - 1}) "
           f"in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     return 0
+
+
+def _filecoin_circuit(cfg):
+    from cuzk.circuits.filecoin import post_kind
+
+    print(f"setup: building {post_kind.circuit_id(cfg)} (cached after the first time)", file=sys.stderr)
+    return post_kind.compiled(cfg)
+
+
+def _filecoin_stem(cfg, directory: str) -> Path:
+    """The files' common path; the .meta rust-fil-proofs keeps beside them is written here too."""
+    import json
+
+    from cuzk.circuits.filecoin import post_kind
+
+    d = Path(directory)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        stem = d / post_kind.parameter_stem(cfg)
+        Path(f"{stem}.meta").write_text(json.dumps({"sector_size": cfg.sector_size}))
+    except OSError as exc:
+        raise CuzkError(f"--params-dir {d}: {exc.strerror}") from None
+    return stem
 
 
 def _write_bellperson(circuit, backend, params: str, vk: str):

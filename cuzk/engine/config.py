@@ -116,6 +116,7 @@ class CircuitsConfig:
     default_preset: str = "tiny"
     synthetic: bool = False
     circom: list = field(default_factory=list)
+    filecoin_params: str = ""  # "" = $FIL_PROOFS_PARAMETER_CACHE or /var/tmp/filecoin-proof-parameters
 
 
 @dataclass
@@ -160,6 +161,10 @@ class EngineConfig:
 
     def param_dir(self) -> Path:
         return Path(os.path.expanduser(self.srs.param_cache)) if self.srs.param_cache else self.state_dir() / "params"
+
+    def filecoin_params_dir(self) -> Path | None:
+        """Where Filecoin's PoSt/PoRep parameters are read by their Filecoin names (None: the default)."""
+        return Path(os.path.expanduser(self.circuits.filecoin_params)) if self.circuits.filecoin_params else None
 
     def total_budget_bytes(self) -> int:
         text = str(self.memory.total_budget)
@@ -485,6 +490,10 @@ presets = ["tiny", "small", "medium"]
 default_preset = "tiny"
 # Also register the synthetic test/benchmark circuit (synthetic-tiny/-small/-medium; by id only).
 synthetic = false
+# Directory of Filecoin's Groth16 parameters (v28-*.params, .vk), read by their Filecoin names for
+# window-post-<size> and winning-post-<size> (WINDOW_POST_PARTITION and WINNING_POST requests, the
+# size from registered_proof): "" = $FIL_PROOFS_PARAMETER_CACHE or /var/tmp/filecoin-proof-parameters.
+filecoin_params = ""
 # circom circuits: [[circuits.circom]] id = "...", zkey = "path.zkey", proof_kind = "winning-post",
 # priority = "normal", batchable = false; their vanilla_proof is a .wtns file's bytes. One that
 # names a proof kind serves that kind at every sector size, in place of the built-in circuit.

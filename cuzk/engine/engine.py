@@ -23,7 +23,9 @@ import time
 from .catalog.registry import CircuitRegistry, host_working_bytes
 from .catalog.served import build_registry
 from .config import EngineConfig
-from .errors import BudgetTooSmall, QueueFull, ShuttingDown
+from cuzk.errors import FormatError, ValidationError
+
+from .errors import BudgetTooSmall, InvalidRequest, QueueFull, ShuttingDown
 from .interface import (CancelResult, DeviceStatus, EngineStatus, JobResult, ProvingEngine, QueueInfo, SubmitResult,
                         job_row)
 from .jobs import recovery
@@ -197,8 +199,10 @@ class Engine(ProvingEngine):
         limits.max_queued_per_client. Raises QueueFull or BudgetTooSmall (RESOURCE_EXHAUSTED)."""
         spec, priority, job_id = self._intake(request)
         request = dataclasses.replace(request)  # the job frees its input when it ends: keep the caller's intact
+        parsed = self._check(spec, request)
         job = Job(job_id, request, spec, priority, next(self._seq))
         job.client = client
+        job.parsed = parsed
         job.on_terminal.append(self._on_terminal)
         need = host_working_bytes(spec, self.rows_on_device(spec))
         if need > self.budget.total:
@@ -220,6 +224,17 @@ class Engine(ProvingEngine):
         log.info("job %s accepted: %s, %s, %d partition(s)", job_id, spec.circuit_id, priority.name,
                  spec.num_partitions)
         return SubmitResult(job_id, self._queue_position(job), spec.circuit_id)
+
+    @staticmethod
+    def _check(spec, request: ProofRequest):
+        """The circuit's submit-time check (Filecoin PoSt: decode and verify the vanilla proofs):
+        a request that cannot be proven is refused (INVALID_ARGUMENT) and never journaled."""
+        if spec.check is None:
+            return None
+        try:
+            return spec.check(request)
+        except (FormatError, ValidationError) as exc:
+            raise InvalidRequest(f"{spec.circuit_id}: {exc}") from None
 
     def _check_queue_limits(self, job: Job) -> None:
         per_prio = self.config.max_queued(job.priority.name.lower())

@@ -17,6 +17,10 @@ request's vanilla proof turns into witnesses:
                                  a GPU prover evaluates it on the device instead
     public_inputs(request)    -> per-partition public inputs, for verifiers
     generate_vanilla(seed)    -> a valid test input (optional; `cuzk bench gen-vanilla`)
+    generate_request(seed)    -> a valid test request's fields, for circuits whose requests carry
+                                 more than one vanilla proof (optional; Filecoin PoSt)
+    check(request)            -> parsed input, run at submit (optional): a request that
+                                 cannot be proven is refused before it is accepted
 
 Circuits of one family at several sizes (the built-in workloads: family
 "porep-c2-like", presets tiny ... 32g) are found by (family or proof kind,
@@ -68,6 +72,16 @@ class CircuitSpec:
     generate_vanilla: Callable[..., bytes] | None = None  # (seed=None) -> test input, where available
     compiled: Callable[[], Any] | None = None  # () -> CompiledCircuit, for SpMV on the proving device
     witness_vars: int = 0  # > 0: witness() takes out= (uint64[witness_vars, 4]), a reused array
+    check: Callable[[ProofRequest], Any] | None = None  # at submit: parse or refuse (its result is kept)
+    generate_request: Callable[..., dict] | None = None  # (seed=None) -> ProofRequest fields of a test input
+
+    def sample_request(self, seed=None) -> dict:
+        """A valid request's input fields (vanilla_proof, or vanilla_proofs with their randomness ...)."""
+        if self.generate_request is not None:
+            return self.generate_request(seed)
+        if self.generate_vanilla is None:
+            raise UnknownCircuit(f"circuit {self.circuit_id!r} has no built-in input generator")
+        return {"vanilla_proof": self.generate_vanilla(seed)}
 
 
 def working_bytes_estimate(num_vars: int, num_rows: int) -> int:
@@ -92,7 +106,13 @@ class CircuitRegistry:
         self._families: dict[str, dict[str, str]] = {}  # family -> preset -> circuit id
         self._by_kind: dict[ProofKind, dict[str, str]] = {}  # proof kind -> preset -> circuit id
         self._defaults: dict[ProofKind, str] = {}
+        self._preset_rules: dict[ProofKind, Callable[[ProofRequest], str]] = {}
         self._lock = threading.Lock()
+
+    def preset_rule(self, kind: ProofKind, rule: Callable[[ProofRequest], str]) -> None:
+        """How requests of `kind` name their preset, where it is not by `preset_for`
+        (Filecoin PoSt: by registered proof, e.g. window-post at "32GiB")."""
+        self._preset_rules[kind] = rule
 
     def register(self, spec: CircuitSpec, default_for_kind: bool = False) -> None:
         with self._lock:
@@ -129,7 +149,9 @@ class CircuitRegistry:
         name = request.circuit_id
         if name:
             if name in self._families and name not in self._specs:
-                spec = self._at_preset(self._families[name], name, self.preset_of(request))
+                family = self._families[name]
+                rule = self._preset_rules.get(self._specs[next(iter(family.values()))].proof_kind)
+                spec = self._at_preset(family, name, rule(request) if rule else self.preset_of(request))
             else:
                 spec = self.get(name)
             if request.proof_kind not in (ProofKind.UNSPECIFIED, spec.proof_kind):
@@ -143,7 +165,8 @@ class CircuitRegistry:
             kind = ProofKind(kind)
         except ValueError:
             raise UnknownCircuit(f"unknown proof kind {int(kind)}") from None
-        return self._for_kind(kind, self.preset_of(request))
+        rule = self._preset_rules.get(kind)
+        return self._for_kind(kind, rule(request) if rule and kind not in self._defaults else self.preset_of(request))
 
     def _for_kind(self, kind: ProofKind, preset: str) -> CircuitSpec:
         if kind in self._defaults:

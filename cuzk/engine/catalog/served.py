@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..config import EngineConfig
 from ..types import ProofKind
-from . import circom, synthetic, workloads
+from . import circom, filecoin_post, synthetic, workloads
 from .registry import CircuitRegistry
 
 
@@ -13,6 +13,7 @@ def build_registry(config: EngineConfig) -> CircuitRegistry:
     and circom circuits from config."""
     registry = CircuitRegistry(config.circuits.default_preset)
     workloads.register(registry, config.param_dir(), tuple(config.circuits.presets))
+    filecoin_post.register(registry, config.filecoin_params_dir())
     if config.circuits.synthetic:
         synthetic.register(registry, config.param_dir())
     for entry in config.circuits.circom:
