@@ -54,6 +54,7 @@ class _CircuitNames:
 
 
 KIND_NAMES = _CircuitNames("KINDS", ("all",))
+SYNTH_KINDS = _CircuitNames("KINDS", ("all", "window-post", "winning-post"))
 PRESET_NAMES = _CircuitNames("PRESETS")
 
 
@@ -100,8 +101,14 @@ def _register_synth(bsub) -> None:
                         description="Without --kind: stamped SHA-256 compressions and Poseidon hashes at 2^16 and "
                         "2^20 constraints. With --kind/--preset: the workload circuits (cuzk.circuits), one "
                         "partition, including vanilla-proof generation and aux 0/1/other fractions.")
-    s.add_argument("--kind", action="append", choices=KIND_NAMES, metavar="KIND",
-                   help="workload kind (repeatable): %(choices)s")
+    s.add_argument("--kind", action="append", choices=SYNTH_KINDS, metavar="KIND",
+                   help="workload kind (repeatable): %(choices)s; window-post / winning-post are Filecoin's "
+                        "circuits (with --sector-size): a Curio-shaped request decoded and checked, then the "
+                        "partition's witness with its phases")
+    s.add_argument("--sector-size", default="2KiB", help="with --kind window-post|winning-post: 2KiB (default), "
+                   "8MiB, 512MiB, 32GiB, 64GiB")
+    s.add_argument("--sectors", type=int, help="with --kind window-post: sectors in the request (default: a full "
+                   "partition, 2349 at 32GiB)")
     s.add_argument("--preset", default="medium", choices=PRESET_NAMES, metavar="PRESET",
                    help="preset with --kind: %(choices)s (default medium)")
     s.add_argument("--sizes", default="16,20", help="without --kind: log2 sizes (default 16,20)")
@@ -120,6 +127,18 @@ def _synth(args) -> int:
     from cuzk.circuits import KINDS
 
     synth.set_threads(args.threads)
+    filecoin = [k for k in args.kind or () if k in ("window-post", "winning-post")]
+    if filecoin:
+        from cuzk.bench import post_synth
+        from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
+
+        if len(args.kind) != 1:
+            raise CuzkError("--kind window-post / winning-post: one kind at a time")
+        if args.sector_size not in SECTOR_SIZES:
+            raise CuzkError(f"--sector-size: expected one of {', '.join(SECTOR_SIZES)}, got {args.sector_size!r}")
+        post_synth.run(filecoin[0].split("-")[0], args.sector_size, args.sectors, max(1, args.repeat), args.seed,
+                       args.json)
+        return 0
     if args.kind:
         kinds = list(KINDS) if "all" in args.kind else list(dict.fromkeys(args.kind))
         synth.run_kinds(kinds, args.preset, args.json, repeat=args.repeat, seed=args.seed,

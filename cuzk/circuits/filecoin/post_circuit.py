@@ -33,6 +33,7 @@ from cuzk.gadgets.num import Num
 from cuzk.gadgets.poseidon.neptune_gadget import poseidon_hash
 from cuzk.gadgets.poseidon.neptune_stamped import hash_witness
 from cuzk.r1cs import LC, ONE, RecordingCS
+from cuzk.r1cs.witness_phases import phase
 
 from ..fr_bytes import CURVE, small_to_mont, to_mont
 from .registered_proofs import PostConfig
@@ -183,11 +184,12 @@ def slot_witness(cfg: PostConfig, x: PostInputs) -> np.ndarray:
         for level, nb in enumerate(nbs):
             index = x.indices[:, c, level]
             bits = ((index[:, None] >> np.arange(nb, dtype=np.uint64)) & np.uint64(1)).astype(np.uint8)
-            w.put_block(np.where(bits[:, :, None].astype(bool), one, np.uint64(0)))
-            sibs = x.siblings[level][:, c]
-            w.put_block(sibs)
-            ins_aux, preimage = insert_values(cur, bits, sibs, one)
-            w.put_block(ins_aux)
+            with phase("index bits, siblings, insertion"):
+                w.put_block(np.where(bits[:, :, None].astype(bool), one, np.uint64(0)))
+                sibs = x.siblings[level][:, c]
+                w.put_block(sibs)
+                ins_aux, preimage = insert_values(cur, bits, sibs, one)
+                w.put_block(ins_aux)
             cur = w.put_hash(preimage)
     if w.pos != template.num_aux:
         raise AssertionError(f"slot witness wrote {w.pos} of {template.num_aux} aux values")
@@ -212,8 +214,10 @@ class _Cursor:
         self.pos += n
 
     def put_hash(self, inputs: np.ndarray) -> np.ndarray:
-        h_aux, out = hash_witness(np.ascontiguousarray(inputs))
-        self.put_block(h_aux)
+        with phase("poseidon"):
+            h_aux, out = hash_witness(np.ascontiguousarray(inputs))
+        with phase("poseidon aux copied into the slots"):
+            self.put_block(h_aux)
         return out
 
 
@@ -227,11 +231,15 @@ def synthesize(cs, cfg: PostConfig, x: PostInputs | None = None) -> None:
             raise ValueError(f"{cfg.name}: {x.challenges.shape[0]} slots of {x.challenges.shape[1]} challenges, "
                              f"the circuit has {P} of {k}")
         pub = cs.alloc_input_many(P * (1 + k), x.public_values())
-        aux = slot_witness(cfg, x)
+        with phase("slot template"):
+            template = slot_template(cfg)
+        with phase("slot witness"):
+            aux = slot_witness(cfg, x)
     else:
         pub = cs.alloc_input_many(P * (1 + k))
-        aux = None
-    cs.stamp(slot_template(cfg), P, pub.reshape(P, 1 + k), aux)
+        template, aux = slot_template(cfg), None
+    with phase("stamp"):
+        cs.stamp(template, P, pub.reshape(P, 1 + k), aux)
 
 
 def slot_values(x: PostInputs, s: int) -> SlotValues:

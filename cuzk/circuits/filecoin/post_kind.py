@@ -52,7 +52,10 @@ def synthesize(cs, cfg: PostConfig, slots=None) -> None:
     x = None
     if slots is not None:
         try:
-            x = post_circuit.PostInputs.from_slots(slots)
+            from cuzk.r1cs.witness_phases import phase
+
+            with phase("inputs to Montgomery"):
+                x = post_circuit.PostInputs.from_slots(slots)
         except ValueError as exc:  # a node that is not a field element
             raise FormatError(f"vanilla proofs: {exc}") from None
     post_circuit.synthesize(cs, cfg, x)
@@ -62,9 +65,12 @@ def witness(cfg: PostConfig, slots, out: np.ndarray | None = None) -> tuple[np.n
     """(w = [1, inputs..., aux...] Montgomery, public inputs) of one partition."""
     from cuzk.r1cs import WitnessCS
 
+    from cuzk.r1cs.witness_phases import phase
+
     cs = WitnessCS(CURVE)
     synthesize(cs, cfg, slots)
-    w = cs.witness(out)
+    with phase("witness assembled (w)"):
+        w = cs.witness(out)
     return w, ints(w[1 : cs.num_inputs])
 
 
