@@ -36,7 +36,17 @@ def _add_poseidon(actions) -> None:
     c.set_defaults(func=cmd_poseidon)
 
 
-SUBCOMMANDS = [_add_poseidon]
+def _add_sha254(actions) -> None:
+    c = actions.add_parser(
+        "sha254", help="SHA-256 truncated to 254 bits (Sha256Domain), hex in and out",
+        description="Print Filecoin's truncated SHA-256 of the bytes given in hex: the digest with the two "
+        "most significant bits of its last byte cleared (filecoin-hashers' Sha256Domain: comm_d, tree-D "
+        "nodes, PoRep labels), as 64 hex digits, then its value as a field element (little-endian) in decimal.")
+    c.add_argument("data", metavar="HEX", help="the message, as hex digits (\"\" for the empty message)")
+    c.set_defaults(func=cmd_sha254)
+
+
+SUBCOMMANDS = [_add_poseidon, _add_sha254]
 
 
 def field_element(text: str, modulus: int) -> int:
@@ -59,4 +69,19 @@ def cmd_poseidon(args) -> int:
     from cuzk.gadgets.poseidon.neptune_native import hash_ints
 
     print(hash_ints(values))
+    return 0
+
+
+def cmd_sha254(args) -> int:
+    text = args.data.strip()
+    text = text[2:] if text.lower().startswith("0x") else text
+    try:
+        data = bytes.fromhex(text)
+    except ValueError:
+        raise CuzkError(f"{args.data!r} is not hex (an even number of 0-9a-f digits)") from None
+    from cuzk.gadgets.sha256.filecoin import sha254
+
+    digest = sha254(data)
+    print(digest.hex())
+    print(int.from_bytes(digest, "little"))
     return 0

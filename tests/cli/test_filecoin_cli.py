@@ -47,3 +47,19 @@ def test_filecoin_group_as_a_process():
     assert (res.returncode, res.stdout, res.stderr) == (0, f"{NEPTUNE_ARITY_2}\n", "")
     res = subprocess.run([sys.executable, "-m", "cuzk", "filecoin"], capture_output=True, text=True, timeout=120)
     assert res.returncode == 2 and "poseidon" in res.stderr
+
+
+def test_sha254_is_the_tree_d_parent_of_two_zero_nodes(capsys):
+    """curio/extern/supraseal/c1/tree_d_cc_nodes.h (and curio lib/proof/treed_build_test.go): the tree-D node
+    over two all-zero 32-byte nodes of an empty sector is f5a5fd42...fb0b."""
+    assert main(["filecoin", "sha254", "00" * 64]) == 0
+    hex_line, int_line = capsys.readouterr().out.splitlines()
+    assert hex_line == "f5a5fd42d16a20302798ef6ed309979b43003d2320d9f0e8ea9831a92759fb0b"
+    assert int(int_line) == int.from_bytes(bytes.fromhex(hex_line), "little") < R
+
+
+@pytest.mark.parametrize("arg", ["zz", "abc", "0x1g"])
+def test_sha254_refuses_non_hex_in_one_line(arg, capsys):
+    assert main(["filecoin", "sha254", arg]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and arg in err
