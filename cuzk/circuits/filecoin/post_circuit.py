@@ -238,8 +238,8 @@ def synthesize(cs, cfg: PostConfig, x: PostInputs | None = None) -> None:
     else:
         pub = cs.alloc_input_many(P * (1 + k))
         template, aux = slot_template(cfg), None
-    with phase("stamp"):
-        cs.stamp(template, P, pub.reshape(P, 1 + k), aux)
+    with phase("stamp"):  # no slot variable is wired further: stamp_columns returns none of their codes
+        cs.stamp_columns(template, P, pub.reshape(P, 1 + k), aux, ())
 
 
 def slot_values(x: PostInputs, s: int) -> SlotValues:
