@@ -81,15 +81,17 @@ def test_bad_vanilla_proofs_are_refused_at_submit(make_engine, filecoin_params):
         "registered proof": (dict(registered_proof=3), "registered_proof"),  # Winning32GiBV1 for a window request
         "other randomness": (dict(randomness=bytes(32)), "challenge"),
     }
+    accepted = engine.submit(good).job_id  # in the queue while the bad ones arrive
     for name, (change, says) in cases.items():
         bad = ProofRequest(**{**good.__dict__, **change})
         with pytest.raises(InvalidRequest) as err:
             engine.submit(bad)
         assert says in str(err.value), (name, str(err.value))
         assert "\n" not in str(err.value)
-    assert engine.status().queued == 0 if hasattr(engine.status(), "queued") else True
-    res = engine.prove(good, TIMEOUT)  # nothing accepted was lost: the engine still serves
+    res = engine.await_job(accepted, TIMEOUT)  # nothing accepted was lost
     assert res.state == JobState.COMPLETED, res.error
+    st = engine.status()
+    assert (st.completed, st.failed) == (1, 0)  # the refused requests never became jobs
 
 
 def test_missing_parameters_fail_the_job_naming_the_file(make_engine, tmp_path):
