@@ -8,6 +8,15 @@ rows; polynomials are coefficient lists, lowest degree first.
 from __future__ import annotations
 
 
+def flatten(x):
+    """The ints of nested lists/tuples, depth first (rows of matrices, then their entries)."""
+    if isinstance(x, (list, tuple)):
+        for y in x:
+            yield from flatten(y)
+    else:
+        yield x
+
+
 def mat_mul(A, B, p):
     Bt = list(zip(*B))
     return [[sum(a * b for a, b in zip(row, col)) % p for col in Bt] for row in A]

@@ -98,7 +98,7 @@ class NeptuneConstants:
         t, rp = self.t, self.R_P
 
         def mont(values, shape):
-            return np.ascontiguousarray(fr.from_ints(list(_flatten(values))).reshape(shape + (fr.limbs,)))
+            return np.ascontiguousarray(fr.from_ints(list(la.flatten(values))).reshape(shape + (fr.limbs,)))
 
         return (
             mont([self.domain_tag], (1,))[0].copy(),
@@ -108,14 +108,6 @@ class NeptuneConstants:
             mont([s.w_hat for s in self.sparse_matrices], (rp, t)),
             mont([s.v_rest for s in self.sparse_matrices], (rp, t - 1)),
         )
-
-
-def _flatten(x):
-    if isinstance(x, (list, tuple)):
-        for y in x:
-            yield from _flatten(y)
-    else:
-        yield x
 
 
 # ---- neptune's matrix helpers (matrix.rs / mds.rs semantics) -----------------

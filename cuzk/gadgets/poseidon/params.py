@@ -114,20 +114,12 @@ def sparse_partial_rounds(P: PoseidonParams) -> SparsePartialRounds:
     L = fr.limbs
 
     def mont(values, shape):
-        return np.ascontiguousarray(fr.from_ints(list(_flatten(values))).reshape(shape + (L,)))
+        return np.ascontiguousarray(fr.from_ints(list(la.flatten(values))).reshape(shape + (L,)))
 
     return SparsePartialRounds(
         mont(D, (t, t)), mont(consts, (P.R_P, t)), mont(b00, (P.R_P,)),
         mont(rows, (P.R_P, t - 1)), mont(cols, (P.R_P, t - 1)),
     )
-
-
-def _flatten(x):
-    if isinstance(x, (list, tuple)):
-        for y in x:
-            yield from _flatten(y)
-    else:
-        yield x
 
 
 def partial_rounds(p: int, t: int) -> int:
