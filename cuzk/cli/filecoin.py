@@ -1,4 +1,4 @@
-"""`cuzk filecoin ...`: Filecoin's hash functions, computed as Filecoin's proofs do.
+"""`cuzk filecoin ...`: Filecoin's hash functions and SDR graph, computed as Filecoin's proofs do.
 
 One command group; each subcommand is a `_add_<name>(actions)` function listed
 in `SUBCOMMANDS`, so a new one (e.g. `sha254`) is one function and one entry.
@@ -15,10 +15,10 @@ POSEIDON_ARITIES = (2, 4, 8, 11, 16, 24, 36)  # neptune_constants.ARITIES, witho
 
 
 def register(sub) -> None:
-    p = sub.add_parser("filecoin", help="Filecoin's hash functions (Poseidon, ...)",
-                       description="Compute Filecoin's hashes as rust-fil-proofs v28 does, e.g. to check "
+    p = sub.add_parser("filecoin", help="Filecoin's hash functions and SDR graph (Poseidon, sha254, parents)",
+                       description="Compute Filecoin's hashes and SDR graph as rust-fil-proofs v28 does, e.g. to check "
                        "vanilla proofs or Merkle roots by hand.")
-    actions = p.add_subparsers(dest="filecoin_command", metavar="HASH")
+    actions = p.add_subparsers(dest="filecoin_command", metavar="COMMAND")
     p.set_defaults(func=help_and_usage_error(p))
     for add in SUBCOMMANDS:
         add(actions)
@@ -46,7 +46,24 @@ def _add_sha254(actions) -> None:
     c.set_defaults(func=cmd_sha254)
 
 
-SUBCOMMANDS = [_add_poseidon, _add_sha254]
+def _add_parents(actions) -> None:
+    c = actions.add_parser(
+        "parents", help="a node's 14 parents in Filecoin's StackedDRG graph (v28)",
+        description="Print the parents of NODE in the SDR graph rust-fil-proofs v28 builds for the "
+        "sector size and porep id: the 6 DRG parents (same layer; bucket sampling seeded by the porep id), "
+        "then the 8 expander parents (previous layer; Feistel permutation), as the parent cache stores them.")
+    c.add_argument("--sector-size", metavar="S", help="2KiB, 8MiB, 512MiB, 32GiB, 64GiB (or another name "
+                   "cuzk knows, or a byte count); implied by --registered-proof")
+    c.add_argument("--porep-id", metavar="HEX", help="the 32-byte porep id, as 64 hex digits")
+    c.add_argument("--registered-proof", metavar="N", help="a RegisteredSealProof number (0-19) instead of "
+                   "--porep-id: its porep id, sector size and api version")
+    c.add_argument("--api-version", choices=("1.0.0", "1.1.0", "1.2.0"), help="with --porep-id: the graph's "
+                   "api version (1.0.0 orders the DRG parents the legacy way); default 1.1.0")
+    c.add_argument("node", metavar="NODE", help="the node index, 0 <= NODE < sector size / 32")
+    c.set_defaults(func=cmd_parents)
+
+
+SUBCOMMANDS = [_add_poseidon, _add_sha254, _add_parents]
 
 
 def field_element(text: str, modulus: int) -> int:
@@ -84,4 +101,53 @@ def cmd_sha254(args) -> int:
     digest = sha254(data)
     print(digest.hex())
     print(int.from_bytes(digest, "little"))
+    return 0
+
+
+def _sector_size(text: str) -> int:
+    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
+
+    if text in SECTOR_SIZES:
+        return SECTOR_SIZES[text]
+    if text.isdigit():
+        return int(text)
+    raise CuzkError(f"--sector-size: expected one of {', '.join(SECTOR_SIZES)} or a byte count, got {text!r}")
+
+
+def cmd_parents(args) -> int:
+    from cuzk.circuits.filecoin.registered_proofs import seal_proof
+    from cuzk.circuits.filecoin.sdr import SdrGraph
+
+    if (args.porep_id is None) == (args.registered_proof is None):
+        raise CuzkError("parents: give exactly one of --porep-id and --registered-proof")
+    if args.registered_proof is not None:
+        if args.api_version is not None:
+            raise CuzkError("parents: --api-version goes with --porep-id (a registered proof implies its own)")
+        if not args.registered_proof.isdigit():
+            raise CuzkError(f"--registered-proof: {args.registered_proof!r} is not a number 0-19")
+        proof = seal_proof(int(args.registered_proof))
+        if args.sector_size is not None and _sector_size(args.sector_size) != proof.sector_size:
+            raise CuzkError(f"--sector-size {args.sector_size} does not match {proof.name} "
+                            f"({proof.sector_size} bytes)")
+        graph = SdrGraph.for_proof(proof.registered_proof)
+    else:
+        if args.sector_size is None:
+            raise CuzkError("parents: --porep-id needs --sector-size")
+        text = args.porep_id.strip()
+        text = text[2:] if text.lower().startswith("0x") else text
+        try:
+            pid = bytes.fromhex(text)
+        except ValueError:
+            raise CuzkError(f"--porep-id: {args.porep_id!r} is not hex") from None
+        if len(pid) != 32:
+            raise CuzkError(f"--porep-id: a porep id is 32 bytes (64 hex digits), got {len(pid)}")
+        graph = SdrGraph(_sector_size(args.sector_size), pid, args.api_version or "1.1.0")
+    if not args.node.isdigit():
+        raise CuzkError(f"NODE: {args.node!r} is not a node index")
+    node = int(args.node)
+    if node >= graph.nodes:
+        raise CuzkError(f"NODE: {node} is outside the graph (0 .. {graph.nodes - 1})")
+    p = graph.parents([node])[0]
+    print("drg", *p[:6].tolist())
+    print("exp", *p[6:].tolist())
     return 0

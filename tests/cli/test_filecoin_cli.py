@@ -63,3 +63,64 @@ def test_sha254_refuses_non_hex_in_one_line(arg, capsys):
     assert main(["filecoin", "sha254", arg]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and arg in err
+
+
+# ---- cuzk filecoin parents: the StackedDRG graph (cuzk.circuits.filecoin.sdr)
+
+# rust-fil-proofs v28 storage-proofs-porep/parent_cache.json: SHA-256 of the 2 KiB parent caches
+# (14 little-endian u32 per node, nodes 0..63) of RegisteredSealProof 5 (V1_1) and 0 (V1)
+CACHE_2KIB_V1_1 = "840057702eea7652cf97e04306c30fe57174714d90de156a25eddd6075c25b97"
+CACHE_2KIB_V1 = "3da49221e2ed55371b86d0bf3d6526fcf128af61bed904f966428db1b531750d"
+
+
+def _cache_digest_via_cli(capsys, graph_args):
+    import hashlib
+    import struct
+
+    h = hashlib.sha256()
+    for node in range(64):
+        assert main(["filecoin", "parents", *graph_args, str(node)]) == 0
+        drg, exp = capsys.readouterr().out.splitlines()
+        assert drg.split()[0] == "drg" and exp.split()[0] == "exp"
+        values = [int(x) for x in drg.split()[1:] + exp.split()[1:]]
+        assert len(values) == 14
+        h.update(struct.pack("<14I", *values))
+    return h.hexdigest()
+
+
+def test_parents_of_every_2kib_node_hash_to_the_published_cache_digests(capsys):
+    assert _cache_digest_via_cli(capsys, ["--registered-proof", "5"]) == CACHE_2KIB_V1_1
+    porep_v1 = "00" * 32
+    assert _cache_digest_via_cli(capsys, ["--sector-size", "2KiB", "--porep-id", porep_v1,
+                                          "--api-version", "1.0.0"]) == CACHE_2KIB_V1
+
+
+def test_parents_porep_id_and_registered_proof_agree(capsys):
+    assert main(["filecoin", "parents", "--registered-proof", "6", "123456"]) == 0
+    by_proof = capsys.readouterr().out
+    assert main(["filecoin", "parents", "--sector-size", "8388608", "--porep-id", "0x06" + "00" * 31,
+                 "123456"]) == 0
+    assert capsys.readouterr().out == by_proof
+    assert main(["filecoin", "parents", "--registered-proof", "6", "--sector-size", "8MiB", "123456"]) == 0
+    assert capsys.readouterr().out == by_proof
+
+
+@pytest.mark.parametrize("args, names", [
+    (["5"], "exactly one of --porep-id and --registered-proof"),
+    (["--registered-proof", "5", "--porep-id", "00" * 32, "5"], "exactly one of"),
+    (["--registered-proof", "20", "5"], "20"),
+    (["--registered-proof", "x5", "5"], "x5"),
+    (["--registered-proof", "5", "--api-version", "1.0.0", "5"], "--api-version"),
+    (["--registered-proof", "5", "--sector-size", "8MiB", "5"], "does not match"),
+    (["--registered-proof", "5", "64"], "64 is outside"),
+    (["--registered-proof", "5", "-1"], "'-1'"),
+    (["--porep-id", "00" * 32, "5"], "needs --sector-size"),
+    (["--porep-id", "00" * 31, "--sector-size", "2KiB", "5"], "32 bytes"),
+    (["--porep-id", "zz" * 32, "--sector-size", "2KiB", "5"], "not hex"),
+    (["--porep-id", "00" * 32, "--sector-size", "3KiB", "5"], "3KiB"),
+    (["--porep-id", "00" * 32, "--sector-size", "2000", "5"], "multiple of 32"),
+])
+def test_parents_bad_input_exits_2_with_one_line(args, names, capsys):
+    assert main(["filecoin", "parents", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("cuzk: error:") and names in err, err
