@@ -223,6 +223,7 @@ def fixture_r1cs() -> list[bytes]:
 
 @functools.lru_cache(maxsize=None)
 def vanilla() -> list[bytes]:
+    """A container of each workload model (porep-c2-like, snap-like) at tiny, then synthetic-tiny's input."""
     from cuzk.circuits import KINDS
     from cuzk.formats.vanilla import generate_vanilla
     from cuzk.engine.catalog import synthetic
@@ -244,12 +245,19 @@ def config() -> list[bytes]:
 def grpc_request() -> list[bytes]:
     from cuzk.proto import proving_pb2 as pb
 
-    van = vanilla()
+    from cuzk.circuits import KINDS
+    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
+    from cuzk.formats.filecoin.post_request import sample_request
+
+    van = dict(zip(list(KINDS) + ["synthetic"], vanilla()))
+    winning = sample_request(post_config_for("winning", SECTOR_SIZES["2KiB"]), 1)  # as Curio sends one
     msgs = [
-        pb.SubmitProofRequest(request_id="job-1", proof_kind=4, sector_size=2048, vanilla_proof=van[1],
-                              randomness=bytes(32), priority=3),
-        pb.SubmitProofRequest(circuit_id="synthetic-tiny", vanilla_proofs=[van[-1]]),
-        pb.SubmitProofRequest(proof_kind=3, registered_proof=5, vanilla_proof=van[2], comm_r_old=bytes(range(32))),
+        pb.SubmitProofRequest(request_id="job-1", priority=3, **winning),
+        pb.SubmitProofRequest(circuit_id="synthetic-tiny", vanilla_proofs=[van["synthetic"]]),
+        pb.SubmitProofRequest(proof_kind=2, registered_proof=5, vanilla_proof=van["snap-like"],
+                              comm_r_old=bytes(range(32))),
+        pb.SubmitProofRequest(proof_kind=1, sector_size=2048, vanilla_proof=van["porep-c2-like"],
+                              randomness=bytes(32)),
     ]
     return [m.SerializeToString() for m in msgs]
 

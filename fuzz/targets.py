@@ -165,12 +165,14 @@ def config(data: bytes):
 
 @functools.lru_cache(maxsize=None)
 def _registry():
-    """The built-in circuits (tiny preset) and the synthetic one, as the daemon registers them."""
-    from cuzk.engine.catalog import synthetic, workloads
+    """The built-in circuits (the models at tiny, Filecoin's PoSt at 2 KiB) and the synthetic one, as the
+    daemon registers them."""
+    from cuzk.engine.catalog import filecoin_post, synthetic, workloads
     from cuzk.engine.catalog.registry import CircuitRegistry
 
     reg = CircuitRegistry("tiny")
     workloads.register(reg, _scratch() / "params", ("tiny",))
+    filecoin_post.register(reg, _scratch() / "params", sizes=("2KiB",))
     synthetic.register(reg, _scratch() / "params")
     return reg
 
@@ -221,10 +223,11 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("r1cs", r1cs, S.r1cs, ("cuzk.formats.circom_r1cs", "cuzk.formats.iden3_sections", "cuzk.r1cs.compiled")),
     Target("wtns", wtns, S.wtns, ("cuzk.formats.wtns", "cuzk.formats.iden3_sections")),
     Target("vanilla", vanilla, S.vanilla, ("cuzk.formats.vanilla", "cuzk.circuits.kinds", "cuzk.circuits.porep_vanilla",
-                                           "cuzk.circuits.post", "cuzk.circuits.snap", "cuzk.engine.catalog.synthetic")),
+                                           "cuzk.circuits.snap", "cuzk.engine.catalog.synthetic")),
     Target("config", config, S.config, ("cuzk.engine.config", "cuzk.engine.resources.memory")),
     Target("grpc_request", grpc_request, S.grpc_request, ("cuzk.server.convert", "cuzk.engine.catalog.registry",
-                                                          "cuzk.engine.catalog.workloads", "cuzk.engine.types")),
+                                                          "cuzk.engine.catalog.workloads",
+                                                          "cuzk.engine.catalog.filecoin_post", "cuzk.engine.types")),
     Target("aggregate_proof", _aggregate.aggregate_proof, _aggregate.seeds,
            ("cuzk.aggregate.proof_format", "cuzk.aggregate.gt", "cuzk.aggregate.encoding")),
     Target("grpc_vk", grpc_vk, S.grpc_vk, ("cuzk.server.convert", "cuzk.groth16.verifier") + _CURVE),

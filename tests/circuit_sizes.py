@@ -66,15 +66,3 @@ def poseidon_level(arity: int = 8) -> int:
 def decompose(bits: int) -> int:
     """`bits` boolean bits and one packing constraint equal to the target."""
     return bits + 1
-
-
-def post(sectors: int, challenges: int, nodes_log2: int) -> tuple[int, int, int]:
-    """(constraints, aux, inputs with ONE) of one PoSt partition (cuzk/circuits/post.py's docstring):
-    per sector comm_r (public) = Poseidon(comm_c, comm_r_last), comm_c and comm_r_last private; per
-    challenge its public index decomposed into nodes_log2 bits, the leaf's arity-8 path of
-    nodes_log2 / 3 levels, and the root checked equal to comm_r_last."""
-    S, K, n, d = sectors, challenges, nodes_log2, nodes_log2 // 3
-    constraints = S * (poseidon(2) + 1) + S * K * (decompose(n) + d * poseidon_level(8) + 1)
-    level_aux = 7 + insert_selections(8) + poseidon(8)
-    aux = S * (2 + poseidon(2)) + S * K * (n + 1 + d * level_aux)  # n index bits, the leaf, its path
-    return constraints, aux, 1 + S * (1 + K)

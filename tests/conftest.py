@@ -29,3 +29,15 @@ def backend(request):
 @pytest.fixture(params=["bls12_381", "bn254"])
 def curve_name(request):
     return request.param
+
+
+@pytest.fixture(scope="session")
+def filecoin_params(tmp_path_factory):
+    """TEST parameters of both 2 KiB PoSt circuits under their Filecoin names, written once per session by
+    `cuzk setup --kind ... --sector-size 2KiB --params-dir D` run in this process (post_requests.py uses them)."""
+    from cuzk.cli.main import main
+
+    d = tmp_path_factory.mktemp("filecoin-params")
+    for kind in ("window-post", "winning-post"):
+        assert main(["setup", "--kind", kind, "--sector-size", "2KiB", "--params-dir", str(d), "--backend", "cpu"]) == 0
+    return d

@@ -1,10 +1,17 @@
 """Which circuit a daemon benchmark means, and its inputs (`cuzk bench gen-vanilla` writes them).
 
---kind is a circuit id, or a built-in kind (porep-c2-like, winning-post-like,
-window-post-like, snap-like, synthetic) or proof kind name (winning-post,
-porep, ...) combined with --preset. Inputs are generated locally for built-in
-circuits, or read with --vanilla FILE (a JSON array of base64 strings, as
-cuzk-bench and `gen-vanilla --count N` write, or one raw input).
+--kind is a circuit id, or a family (Filecoin's window-post, winning-post; the models
+porep-c2-like, snap-like; synthetic) or proof kind name (winning-post, porep, ...) combined with
+--preset: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB for window-post / winning-post, tiny ... 32g for the
+others (default: tiny, or the smallest the family has: 2KiB).
+
+An input is a request's fields, as `CircuitSpec.sample_request` gives them: for Filecoin's PoSt
+circuits those of a request as Curio sends it (vanilla_proofs, registered_proof, randomness,
+miner_id, partition_index, proof_kind); for the others {"vanilla_proof": bytes}. Inputs are
+generated locally for built-in circuits, or read with --vanilla FILE: a JSON request as
+`gen-vanilla` writes it for the PoSt kinds (cuzk.formats.filecoin.post_request), or a JSON array
+of them; a JSON array of base64 strings, as cuzk-bench and `gen-vanilla --count N` write for the
+other circuits; or one raw input (a vanilla proof's bytes).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from cuzk.circuits import PRESETS
 from cuzk.engine.catalog.served import build_registry
 from cuzk.engine.config import EngineConfig
 from cuzk.engine.errors import UnknownCircuit
+from cuzk.formats.filecoin import post_request
 
 from .errors import BenchError
 
@@ -33,9 +41,13 @@ def local_registry():
     return build_registry(cfg)
 
 
-def resolve(kind: str, preset: str):
-    """(circuit_id, local CircuitSpec, or None for a circuit only the daemon knows, e.g. circom)."""
+def resolve(kind: str, preset: str | None = None):
+    """(circuit_id, local CircuitSpec, or None for a circuit only the daemon knows, e.g. circom).
+    preset None: the registry's default preset, or the family's first (smallest) where it lacks it."""
     reg = local_registry()
+    if preset is None:
+        have = reg.presets(kind)
+        preset = have[0] if have and reg.default_preset not in have else None
     try:
         spec = reg.lookup(kind, preset)
     except UnknownCircuit as exc:
@@ -49,45 +61,70 @@ def spec_lookup(cid: str):
     return {s.circuit_id: s for s in local_registry().specs()}.get(cid)
 
 
-def read_vanilla_file(path: str) -> list[bytes]:
+def is_request(fields: dict) -> bool:
+    """Fields of more than one vanilla proof (a Filecoin PoSt request), kept as a JSON request file."""
+    return set(fields) != {"vanilla_proof"}
+
+
+def read_inputs_file(path: str) -> list[dict]:
+    """The inputs of a --vanilla file, as request fields (formats: the module docstring)."""
     try:
         data = open(path, "rb").read()
     except OSError as exc:
         raise BenchError(f"{path}: {exc.strerror}") from None
     try:
-        items = json.loads(data)
-        if isinstance(items, list) and all(isinstance(x, str) for x in items):
-            return [base64.b64decode(x) for x in items]
+        obj = json.loads(data)
     except (ValueError, UnicodeDecodeError):
-        pass
-    return [data]
+        return [{"vanilla_proof": data}]
+    if isinstance(obj, dict):
+        return [post_request.from_json(data, path)]
+    if isinstance(obj, list) and obj and all(isinstance(x, dict) for x in obj):
+        return [post_request.from_json(json.dumps(x).encode(), f"{path}[{i}]") for i, x in enumerate(obj)]
+    if isinstance(obj, list) and obj and all(isinstance(x, str) for x in obj):
+        return [{"vanilla_proof": base64.b64decode(x)} for x in obj]
+    return [{"vanilla_proof": data}]
 
 
-def inputs(args, spec, n: int) -> list[bytes]:
+def inputs(args, spec, n: int) -> list[dict]:
+    """`n` inputs (request fields): from --vanilla (repeated as needed), else generated."""
     if args.vanilla:
-        items = read_vanilla_file(args.vanilla)
+        items = read_inputs_file(args.vanilla)
         return [items[i % len(items)] for i in range(n)]
-    if spec is None or spec.generate_vanilla is None:
+    if spec is None or not has_generator(spec):
         raise BenchError(f"circuit {args.kind!r} has no built-in input generator: pass --vanilla FILE")
-    return [spec.generate_vanilla() for _ in range(n)]
+    return [spec.sample_request() for _ in range(n)]
+
+
+def has_generator(spec) -> bool:
+    return spec.generate_request is not None or spec.generate_vanilla is not None
 
 
 def gen_vanilla(args) -> int:
-    """`cuzk bench gen-vanilla`: with --count 1 the raw bytes, else a JSON array of base64 strings."""
+    """`cuzk bench gen-vanilla`: for Filecoin's PoSt kinds a JSON request (--count N: a JSON array
+    of N); for the others, with --count 1 the raw bytes, else a JSON array of base64 strings."""
     cid, spec = resolve(args.kind, args.preset)
-    if spec is None or spec.generate_vanilla is None:
+    if spec is None or not has_generator(spec):
         raise BenchError(f"circuit {cid!r} has no built-in input generator")
     if args.count < 1:
         raise BenchError("--count must be at least 1")
     t0 = time.perf_counter()
-    items = [spec.generate_vanilla(None if args.seed is None else args.seed + i) for i in range(args.count)]
-    data = items[0] if args.count == 1 else json.dumps([base64.b64encode(x).decode() for x in items]).encode()
+    items = [spec.sample_request(None if args.seed is None else args.seed + i) for i in range(args.count)]
+    if is_request(items[0]):
+        if args.count == 1:
+            data, what = post_request.to_json(items[0]), "a JSON request (vanilla_proofs, randomness, ...)"
+        else:
+            data = json.dumps([json.loads(post_request.to_json(x)) for x in items], indent=1).encode()
+            what = f"{args.count} JSON requests (a JSON array)"
+    elif args.count == 1:
+        data, what = items[0]["vanilla_proof"], "a raw vanilla proof"
+    else:
+        data = json.dumps([base64.b64encode(x["vanilla_proof"]).decode() for x in items]).encode()
+        what = f"{args.count} vanilla proofs (JSON, base64)"
     try:
         with open(args.out, "wb") as fh:
             fh.write(data)
     except OSError as exc:
         raise BenchError(f"{args.out}: {exc.strerror or exc}") from None
-    what = "a raw vanilla proof" if args.count == 1 else f"{args.count} vanilla proofs (JSON, base64)"
     print(f"wrote {args.out}: {what} for {cid} ({spec.num_partitions} partition(s)), {len(data):,} bytes in "
           f"{time.perf_counter() - t0:.2f} s", file=sys.stderr)
     return 0

@@ -1,10 +1,11 @@
 """Scaling benchmark: the same batch of proofs through the cluster front on 1, 2, 3... nodes.
 
-    python -m cuzk.bench.cluster_scaling --nodes 1 2 3 --count 24 --circuit window-post-like-tiny
+    python -m cuzk.bench.cluster_scaling --nodes 1 2 3 --count 24 --circuit window-post-2KiB
 
 Each run starts a local Ray cluster of N simulated nodes on this machine
 (cuzk.cluster.local: 127.0.0.1, one CPU each, the CPU backend with one
-kernel thread per node), generates the parameters once (untimed), proves
+kernel thread per node), makes the parameters once (untimed; for Filecoin's
+PoSt circuits TEST parameters, as `cuzk setup --kind` makes them), proves
 one warm-up job per node (untimed: kernels load, parameters go hot), then
 submits the batch at once and times it to the last proof. Simulated nodes
 share this machine's cores, so the ratio to one node is bounded by the
@@ -22,26 +23,33 @@ import sys
 import tempfile
 import time
 
-from cuzk.circuits import PRESETS, get_kind
+from pathlib import Path
+
 from cuzk.cluster import ClusterOptions
 from cuzk.cluster.front import ClusterEngine
 from cuzk.cluster.local import local_cluster
 from cuzk.engine import EngineConfig, JobState, ProofRequest
-from cuzk.formats.vanilla import generate_vanilla
+
+from . import filecoin_params
+from .circuit_inputs import has_generator, spec_lookup
 
 
 def run(nodes: int, count: int, circuit: str, param_dir: str) -> dict:
+    spec = spec_lookup(circuit)
     cfg = EngineConfig()
     cfg.srs.param_cache = param_dir
-    cfg.circuits.presets = [circuit.rsplit("-", 1)[1]]
+    if filecoin_params.is_filecoin(spec):
+        cfg.circuits.filecoin_params = str(filecoin_params.ensure(Path(param_dir) / "filecoin", [spec]))
+    else:
+        cfg.circuits.presets = [spec.preset]
+        cfg.circuits.default_preset = spec.preset
+        cfg.circuits.synthetic = spec.family == "synthetic"
     cfg.gpus.backend = "cpu"
     cfg.gpus.gpu_threads = 1
     cfg.synthesis.threads = 1
     cfg.memory.total_budget = "2GiB"
     cfg.logging.level = "warning"
-    family, preset = circuit.rsplit("-", 1)
-    kind = get_kind(family)
-    batch = [generate_vanilla(kind, preset) for _ in range(count)]
+    batch = [spec.sample_request() for _ in range(count)]
     with tempfile.TemporaryDirectory(prefix="cuzk-scaling-") as state, \
             tempfile.TemporaryDirectory(prefix="cuzk-ray-") as ray_tmp, local_cluster(nodes, temp_dir=ray_tmp):
         cfg.daemon.state_dir = state
@@ -50,12 +58,12 @@ def run(nodes: int, count: int, circuit: str, param_dir: str) -> dict:
             names = front.wait_for_nodes(nodes, 600)
             front.preload(circuit)
             front.pause()
-            warm = [front.submit(ProofRequest(circuit_id=circuit, vanilla_proof=batch[0])).job_id for _ in names]
+            warm = [front.submit(ProofRequest(circuit_id=circuit, **batch[0])).job_id for _ in names]
             front.pause(False)
             for j in warm:
                 assert front.await_job(j, 600).state == JobState.COMPLETED
             front.pause()
-            ids = [front.submit(ProofRequest(circuit_id=circuit, vanilla_proof=v)).job_id for v in batch]
+            ids = [front.submit(ProofRequest(circuit_id=circuit, **fields)).job_id for fields in batch]
             t0 = time.perf_counter()
             front.pause(False)
             results = [front.await_job(j, 3600) for j in ids]
@@ -78,18 +86,16 @@ def main(argv=None) -> int:
                                 "ratio to one node.")
     p.add_argument("--nodes", type=int, nargs="+", default=[1, 2, 3], help="cluster sizes (default 1 2 3)")
     p.add_argument("--count", type=int, default=24, help="proofs in the batch (default 24)")
-    p.add_argument("--circuit", default="window-post-like-tiny", help="circuit id (default window-post-like-tiny)")
+    p.add_argument("--circuit", default="window-post-2KiB", help="circuit id of a built-in circuit (default "
+                   "window-post-2KiB; others: winning-post-2KiB, porep-c2-like-tiny, synthetic-small, ...)")
     p.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = p.parse_args(argv)
     if args.count < 1 or any(n < 1 for n in args.nodes):
         p.error("--count and --nodes must be at least 1")
-    try:
-        family, _, preset = args.circuit.rpartition("-")
-        get_kind(family)
-        if preset not in PRESETS:
-            raise ValueError(f"unknown preset {preset!r}")
-    except Exception as exc:
-        p.error(f"--circuit {args.circuit!r}: expected <workload kind>-<preset> such as window-post-like-tiny ({exc})")
+    spec = spec_lookup(args.circuit)
+    if spec is None or not has_generator(spec):
+        p.error(f"--circuit {args.circuit!r}: expected the id of a built-in circuit with an input generator, "
+                "such as window-post-2KiB or porep-c2-like-tiny")
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     rows = []
     with tempfile.TemporaryDirectory(prefix="cuzk-params-") as params:

@@ -1,8 +1,8 @@
 """`cuzk bench single|batch|stress|status|preload`: drive a running daemon.
 
-    cuzk bench single  --kind winning-post-like --preset tiny
+    cuzk bench single  --kind winning-post --preset 2KiB
     cuzk bench batch   --kind porep-c2-like --preset tiny --count 8
-    cuzk bench stress  --kind winning-post-like,window-post-like --duration 60 --concurrency 4
+    cuzk bench stress  --kind winning-post,window-post --duration 60 --concurrency 4
     cuzk bench status | preload --kind K
 
 --addr unix:PATH or host:port (default: the default daemon socket, or $CUZK_ADDR):
@@ -35,13 +35,14 @@ def priority_value(name: str | None) -> int:
 
 def single(args) -> int:
     cid, spec = resolve(args.kind, args.preset)
-    v = inputs(args, spec, 1)[0]
+    fields = inputs(args, spec, 1)[0]
     with client_for(args) as c:
         rec = Record(0, cid, submitted_at=time.monotonic())
         started = time.monotonic()
-        r = c.prove(circuit_id=cid, vanilla_proof=v, priority=priority_value(args.priority), request_id=args.request_id)
+        r = c.prove(circuit_id=cid, priority=priority_value(args.priority), request_id=args.request_id, **fields)
         fill(rec, r)
-        rec.public_inputs = expected_public_inputs(spec, cid, v) if spec is not None else public_inputs_from_proto(r)
+        rec.public_inputs = (expected_public_inputs(spec, cid, fields) if spec is not None
+                             else public_inputs_from_proto(r))
         if not args.no_verify:
             verify_records(c, [rec])
         trace = fetch_trace(c, started) if args.trace else ""
@@ -69,7 +70,7 @@ def batch(args) -> int:
     with client_for(args) as c:
         print(f"batch: {count} x {cid} at {c.address}")
         started = time.monotonic()
-        recs, wall = run_jobs(c, [(cid, v, priority_value(args.priority)) for v in vs], "batch", spec_lookup)
+        recs, wall = run_jobs(c, [(cid, f, priority_value(args.priority)) for f in vs], "batch", spec_lookup)
         trace = fetch_trace(c, started) if args.trace else ""
         if not args.no_verify:
             verify_records(c, recs)
@@ -99,11 +100,11 @@ def stress(args) -> int:
             accepting = now - t0 < args.duration and (limit is None or n < limit)
             while accepting and len(inflight) < args.concurrency and (limit is None or n < limit):
                 cid, spec = circuits[n % len(circuits)]
-                v = inputs(args, spec, 1)[0]
+                fields = inputs(args, spec, 1)[0]
                 rec = Record(n, cid, submitted_at=time.monotonic())
-                rec.job_id = c.submit(circuit_id=cid, vanilla_proof=v, priority=priority_value(args.priority)).job_id
+                rec.job_id = c.submit(circuit_id=cid, priority=priority_value(args.priority), **fields).job_id
                 if spec is not None:
-                    rec.public_inputs = expected_public_inputs(spec, cid, v)
+                    rec.public_inputs = expected_public_inputs(spec, cid, fields)
                 inflight[rec.job_id] = (rec, c.stub.AwaitProof.future(pb.AwaitProofRequest(job_id=rec.job_id)))
                 recs.append(rec)
                 n += 1

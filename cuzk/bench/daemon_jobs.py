@@ -1,8 +1,10 @@
 """Running proof jobs against a daemon and reporting them (shared by every daemon benchmark).
 
 `run_jobs` submits a list of jobs at once and awaits them all (AwaitProof
-futures), showing live progress; `verify_records` checks the proofs with the
-circuits' verifying keys; `summarize`/`print_records`/`print_summary` make
+futures), showing live progress; a job's input is its request's fields
+(`circuit_inputs`: vanilla_proof, or a PoSt request's vanilla_proofs,
+randomness, ...); `verify_records` checks the proofs with the circuits'
+verifying keys; `summarize`/`print_records`/`print_summary` make
 the table and the throughput figures (completed proofs per minute of wall
 time from the first submission to the last result).
 """
@@ -94,23 +96,23 @@ class Progress:
             sys.stderr.write("\n")
 
 
-def expected_public_inputs(spec, cid: str, vanilla: bytes) -> list:
-    """The public inputs of a job, computed here from its vanilla proof (not taken from the daemon)."""
-    return spec.public_inputs(ProofRequest(circuit_id=cid, vanilla_proof=vanilla))
+def expected_public_inputs(spec, cid: str, fields: dict) -> list:
+    """The public inputs of a job, computed here from its request's fields (not taken from the daemon)."""
+    return spec.public_inputs(ProofRequest(circuit_id=cid, **fields))
 
 
-def run_jobs(client, jobs: list[tuple[str, bytes, int]], label: str, spec_of,
+def run_jobs(client, jobs: list[tuple[str, dict, int]], label: str, spec_of,
              on_submitted=None) -> tuple[list[Record], float]:
-    """Submit all (circuit_id, vanilla, priority) at once and await them; (records, wall seconds)."""
+    """Submit all (circuit_id, request fields, priority) at once and await them; (records, wall seconds)."""
     records, futures = [], []
     t0 = time.monotonic()
-    for i, (cid, v, prio) in enumerate(jobs):
+    for i, (cid, fields, prio) in enumerate(jobs):
         rec = Record(i, cid, submitted_at=time.monotonic())
-        sub = client.submit(circuit_id=cid, vanilla_proof=v, priority=prio)
+        sub = client.submit(circuit_id=cid, priority=prio, **fields)
         rec.job_id = sub.job_id
         spec = spec_of(cid)
         if spec is not None:
-            rec.public_inputs = expected_public_inputs(spec, cid, v)
+            rec.public_inputs = expected_public_inputs(spec, cid, fields)
         records.append(rec)
         futures.append(client.stub.AwaitProof.future(pb.AwaitProofRequest(job_id=sub.job_id)))
     if on_submitted is not None:

@@ -1,9 +1,12 @@
 """`cuzk demo` (what `make run` does): one private daemon proving jobs of two kinds and priorities.
 
-The smallest built-in workloads: window-post-like jobs (HIGH, their kind's
-priority) and winning-post-like jobs (CRITICAL), all queued while the daemon
-is paused, so the order in which they start shows the priorities; every
-proof is verified; then SIGTERM, and the daemon must exit cleanly.
+Filecoin's PoSt circuits at the smallest sector size (2 KiB): window-post jobs
+(HIGH, their kind's priority) and winning-post jobs (CRITICAL), requests shaped
+as Curio sends them, all queued while the daemon is paused, so the order in
+which they start shows the priorities; every proof is verified; then SIGTERM,
+and the daemon must exit cleanly. The circuits' parameters are TEST ones, made
+here once (the code `cuzk setup --kind` runs) and kept in the demo's parameter
+cache: proofs made with them do not verify on the network.
 """
 
 from __future__ import annotations
@@ -16,29 +19,30 @@ from cuzk.field import compile_notice
 from cuzk.server.local_daemon import LocalDaemon
 from cuzk.user_dirs import cache_dir
 
+from . import filecoin_params
 from .circuit_inputs import resolve, spec_lookup
 from .daemon_jobs import print_records, print_summary, run_jobs, summarize, verify_records, write_json
 from .run_trace import fetch_trace, write_trace
 
-
-def run(preset: str, count: int, state_dir: str | None, json_path: str | None, trace_path: str | None = None) -> int:
+def run(sector_size: str, count: int, state_dir: str | None, json_path: str | None,
+        trace_path: str | None = None) -> int:
     """`count` jobs of each kind at their kinds' priorities; 0 when all verified and the daemon exited cleanly."""
     param_dir = cache_dir() / "demo-params"
-    window, window_spec = resolve("window-post-like", preset)
-    winning, winning_spec = resolve("winning-post-like", preset)
+    window, window_spec = resolve("window-post", sector_size)
+    winning, winning_spec = resolve("winning-post", sector_size)
     print(f"cuzk demo: {count} x {window} (HIGH) and {count} x {winning} (CRITICAL), submitted in that order")
-    print("generating inputs ...", flush=True)
-    jobs = [(window, window_spec.generate_vanilla(), 0) for _ in range(count)]
-    jobs += [(winning, winning_spec.generate_vanilla(), 0) for _ in range(count)]
+    filecoin_dir = filecoin_params.ensure(param_dir / "filecoin", [window_spec, winning_spec])
+    print(f"parameters: TEST parameters from a single-party setup made here (in {filecoin_dir}), not "
+          "Filecoin's: these proofs do not verify on the network")
+    print("generating inputs (PoSt requests as Curio sends them, over random sectors) ...", flush=True)
+    jobs = [(window, window_spec.sample_request(), 0) for _ in range(count)]
+    jobs += [(winning, winning_spec.sample_request(), 0) for _ in range(count)]
     cfg = f"""shutdown_timeout = "10m"
-[gpus]
-gpu_threads = 1
 [srs]
 param_cache = "{param_dir}"
-preload = ["{window}", "{winning}"]
 [circuits]
-presets = ["{preset}"]
-default_preset = "{preset}"
+presets = ["tiny"]
+filecoin_params = "{filecoin_dir}"
 """
     with tempfile.TemporaryDirectory(prefix="cuzk-demo-") as tmp:
         work = Path(state_dir) if state_dir else Path(tmp)
@@ -49,6 +53,11 @@ default_preset = "{preset}"
         print(f"daemon ready at {d.address} after {time.monotonic() - t0:.1f} s")
         try:
             with d.client() as c:
+                # before the jobs, so their timings are the proofs': the daemon checks every point of
+                # parameter files it reads by their Filecoin names (they come from outside)
+                for cid in (winning, window):
+                    print(f"loading {cid}'s parameters (every point checked) ...", flush=True)
+                    print(f"  loaded in {c.preload(cid).load_time_ms / 1e3:.1f} s", flush=True)
                 c.pause(True)  # queue everything first, so the priorities are visible
                 started = time.monotonic()
                 try:

@@ -30,6 +30,7 @@ from cuzk.backend import cuda_unavailable_reason
 from cuzk.server.local_daemon import LocalDaemon
 from cuzk.user_dirs import cache_dir
 
+from . import filecoin_params
 from .circuit_inputs import inputs, resolve, spec_lookup
 from .daemon_jobs import PHASES, print_records, run_jobs, summarize, verify_records, write_json
 from .errors import BenchError
@@ -41,8 +42,10 @@ GPU_MODES = ("1 gpu", "all gpus")  # --compare-gpus: pipelined+batched on GPU 0,
 
 
 def daemon_config(param_dir: Path, spec, mode: str, batch: int, synth_threads: int,
-                  prover_threads: int, wait_ms: int = 250) -> str:
+                  prover_threads: int, wait_ms: int = 250, filecoin_dir: Path | None = None) -> str:
+    """`filecoin_dir`: where the test parameters of Filecoin's circuits are (filecoin_params.ensure)."""
     pipelined = mode != "sequential"
+    preset = "tiny" if filecoin_params.is_filecoin(spec) else spec.preset  # PoSt sizes are not model presets
     size = batch if mode in ("pipelined+batched",) + GPU_MODES else 1
     gpus = {"1 gpu": 'backend = "cuda"\ndevices = [0]', "all gpus": 'backend = "cuda"\ndevices = []'}
     return f"""shutdown_timeout = "10m"
@@ -58,9 +61,10 @@ max_batch_wait_ms = {wait_ms}
 [srs]
 param_cache = "{param_dir}"
 [circuits]
-presets = ["{spec.preset}"]
-default_preset = "{spec.preset}"
+presets = ["{preset}"]
+default_preset = "{preset}"
 synthetic = {'true' if spec.family == 'synthetic' else 'false'}
+filecoin_params = "{filecoin_dir or ''}"
 """
 
 
@@ -78,10 +82,16 @@ def params_bytes_estimate(spec) -> int:
     from cuzk.circuits import KINDS
 
     kind = KINDS.get(spec.family)
-    if kind is None:
+    if filecoin_params.is_filecoin(spec):
+        from cuzk.circuits.filecoin.post_circuit import counts
+
+        n = counts(filecoin_params.config_of(spec))
+        domain = 1 << (n.constraints + n.inputs - 1).bit_length()
+    elif kind is None:
         return 0
-    n = kind.counts(spec.preset)
-    domain = 1 << n.domain_log2
+    else:
+        n = kind.counts(spec.preset)
+        domain = 1 << n.domain_log2
     nvars = n.aux + n.inputs
     return 96 * (domain + n.aux + 2 * nvars) + 192 * nvars
 
@@ -122,6 +132,10 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
     if serial and need * len(modes) > limit:
         print(f"daemons one at a time: {len(modes)} x ~{need / 2**30:.1f} GiB of parameters exceed {what} "
               f"({limit / 2**30:.0f} GiB); the first generates the parameters, the others read them")
+    filecoin_dir = None
+    if filecoin_params.is_filecoin(spec):
+        filecoin_dir = filecoin_params.ensure(param_dir / "filecoin", [spec])
+        print(f"{cid}: TEST parameters (a single-party setup, made once in {filecoin_dir}), not Filecoin's")
     print("generating inputs ...", flush=True)
     vs = inputs(args, spec, count + 1)
     warm, vs = vs[0], vs[1:]
@@ -133,7 +147,8 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
         daemons = {}
 
         def start(mode):
-            cfg = daemon_config(param_dir, spec, mode, batch, args.synthesis_threads, args.prover_threads)
+            cfg = daemon_config(param_dir, spec, mode, batch, args.synthesis_threads, args.prover_threads,
+                                filecoin_dir=filecoin_dir)
             print(f"[{mode}] starting daemon, loading parameters (the first run of a circuit compiles it and "
                   "generates its parameters: minutes at 32g) ...", flush=True)
             t0 = time.monotonic()
@@ -141,7 +156,7 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
             with d.client() as c:
                 c.preload(cid)
                 t1 = time.monotonic()
-                w = c.prove(circuit_id=cid, vanilla_proof=warm)
+                w = c.prove(circuit_id=cid, **warm)
                 if w.status != 1:
                     raise BenchError(f"warm-up proof failed: {w.error_message}\n{d.log_text()}")
             print(f"[{mode}] ready: parameters in {t1 - t0:.1f} s, warm-up job {time.monotonic() - t1:.1f} s",
@@ -151,7 +166,7 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
             nonlocal last_recs
             with daemons[mode].client() as c:
                 started = time.monotonic()
-                recs, wall = run_jobs(c, [(cid, v, 0) for v in vs], f"round {r + 1} {mode}", spec_lookup)
+                recs, wall = run_jobs(c, [(cid, f, 0) for f in vs], f"round {r + 1} {mode}", spec_lookup)
                 trace = fetch_trace(c, started, mode)
                 if r == rounds - 1:
                     traces[mode] = trace

@@ -5,7 +5,9 @@ The workload is SHA-256 compressions stamped to fill 2^k constraint rows
 bits, so the A/B MSMs see the 0/1 scalars a real PoRep proof sees), or with
 `--kind K --preset P` partition 0 of a built-in workload circuit, the one the
 daemon proves (its Poseidon values give the L/A/B MSMs the full-width
-scalars that SHA alone lacks). The
+scalars that SHA alone lacks), or with `--kind window-post|winning-post
+--sector-size S` Filecoin's PoSt circuit proving a Curio-shaped request over
+random sectors. The
 witness and the circuit's (a, b, c) are computed where the backend computes:
 on a GPU the witness crosses the bus once and the SpMV, NTTs and MSMs run on
 the device. Keys up to `--verify-up-to` come from a real setup and every
@@ -59,8 +61,37 @@ def workload_partition(kind, preset: str, seed: int = 1):
     return cc, w, f"{kind.circuit_id(preset)} partition 0"
 
 
+def post_partition(kind: str, size: str, seed: int = 1):
+    """(compiled circuit, witness, description) of Filecoin's PoSt circuit `kind` (window-post,
+    winning-post) for `size` sectors, from a request as Curio sends it over random sectors."""
+    from cuzk.circuits.filecoin import post_kind
+    from cuzk.formats.filecoin.post_request import sample_request
+    from cuzk.formats.filecoin.post_vanilla import load_partition
+
+    cfg = _post_config(kind, size)
+    fields = sample_request(cfg, seed)
+    slots = load_partition(cfg, fields["vanilla_proofs"], fields["randomness"], fields["partition_index"])
+    w, _ = post_kind.witness(cfg, slots)
+    return post_kind.compiled(cfg), w, f"{post_kind.circuit_id(cfg)} ({len(fields['vanilla_proofs'])} sector(s))"
+
+
+def _post_config(kind: str, size: str):
+    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
+
+    return post_config_for(kind.split("-")[0], SECTOR_SIZES[size])
+
+
 def _cases(sizes, kind: str | None, preset: str, seed: int):
     """(label, log2 of the domain, build) per case; build() -> (cc, w, what it is)."""
+    if kind in ("window-post", "winning-post"):
+        from cuzk.circuits.filecoin import post_kind
+        from cuzk.circuits.filecoin.post_circuit import counts
+
+        cfg = _post_config(kind, preset)
+        n = counts(cfg)
+        yield (post_kind.circuit_id(cfg), max(1, (n.constraints + n.inputs - 1).bit_length()),
+               lambda: post_partition(kind, preset, seed))
+        return
     if kind is not None:
         from cuzk.circuits import get_kind
 
@@ -108,7 +139,8 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
         json_path: str | None = None, out=None, batches=(1,), kind: str | None = None, preset: str = "medium",
         seed: int = 1) -> list[dict]:
     """`transfers`: host-to-device modes to compare on the GPU (default pageable; the CPU has only pageable).
-    With `kind`, partition 0 of that workload circuit at `preset` instead of the SHA-256 `sizes`. Each
+    With `kind`, partition 0 of that workload circuit at `preset` (window-post / winning-post: the sector
+    size, e.g. "2KiB") instead of the SHA-256 `sizes`. Each
     batch size in `batches` is one more set of runs over the same circuit, witness and key."""
     out = out or sys.stdout
     backend_name = get_backend(backend_name).name  # "auto": what it picks; BackendUnavailable: one line, exit 2

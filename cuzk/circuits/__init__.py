@@ -1,19 +1,20 @@
-"""Filecoin-shaped workload circuits: models of PoRep C2, WinningPoSt,
-WindowPoSt and SnapDeals partitions, with their vanilla-proof inputs.
+"""Filecoin's circuits and Filecoin-shaped workload models, with their vanilla-proof inputs.
 
-These are MODELS, faithful in structure and scale, not bit-compatible
-Filecoin circuits (own Poseidon parameters, graph and encodings; see
-README_SECTION.md for the shapes and counts and what differs).
+`filecoin/` holds Filecoin's real circuits as rust-fil-proofs v28 synthesizes
+them (WindowPoSt and WinningPoSt: `cuzk.circuits.filecoin`). The kinds below
+are MODELS of PoRep C2 and SnapDeals partitions, faithful in structure and
+scale, not bit-compatible Filecoin circuits (own Poseidon parameters, graph
+and encodings; see README_SECTION.md for the shapes and counts and what
+differs).
 
 Engine API (everything the engine needs, per kind and preset):
 
     from cuzk.circuits import get_kind, preset_for, KINDS
     kind = get_kind("porep-c2-like")      # or get_kind("POREP_SEAL_COMMIT")
-    kind.proof_kind          # gRPC ProofKind name: POREP_SEAL_COMMIT, WINNING_POST,
-                             #   WINDOW_POST_PARTITION, SNAP_DEALS_UPDATE
-    kind.default_priority    # gRPC Priority name: NORMAL / CRITICAL / HIGH / NORMAL
-    kind.batchable           # porep, snap: True; PoSt: False
-    kind.partitions          # Groth16 proofs per job: 10 / 1 / 1 / 16
+    kind.proof_kind          # gRPC ProofKind name: POREP_SEAL_COMMIT, SNAP_DEALS_UPDATE
+    kind.default_priority    # gRPC Priority name: NORMAL
+    kind.batchable           # True
+    kind.partitions          # Groth16 proofs per job: 10 / 16
     kind.curve               # "bls12_381"
     kind.circuit_id(preset)  # "porep-c2-like-medium"
     preset = preset_for(sector_size=..., registered_proof=...)   # tiny|small|medium|32g
@@ -36,7 +37,7 @@ size: porep-c2-like large (16M constraints) compiles in ~13 s and 1.3 GB,
 32g (131M) in ~2 min and ~8 GiB (2 cores; r1cs.assembly).
 
 Modules: kinds (registry, presets, compile cache), porep / porep_vanilla,
-post, snap (circuits and their inputs), counts (analytic sizes),
+snap (circuits and their inputs), counts (analytic sizes),
 wiring (stamping in any constraint-system mode), bit_templates /
 field_templates (the stamped building blocks), sdr (graph, labels),
 trees / sparse_tree (Merkle trees for the generators), fr_bytes (node

@@ -23,7 +23,6 @@ from . import bit_templates as bt
 from . import field_templates as ft
 from .fr_bytes import CURVE
 from .porep import PorepShape
-from .post import PostShape
 from .snap import PARTITION_BITS, SnapShape
 
 
@@ -126,19 +125,6 @@ def porep(shape: PorepShape, curve: str = CURVE) -> Counts:
         _t("label: parent blocks", C * L * full, bt.compression(curve)),
         _t("label: last block", C * L, bt.sha_final(curve, tail, msg_bits)),
         _t("label checks", C * L, bt.pack_equal(curve)),
-    ])
-
-
-def post(shape: PostShape, curve: str = CURVE) -> Counts:
-    S, K, n, d = shape.sectors, shape.challenges, shape.nodes_log2, shape.tree_depth
-    return _total(1 + shape.num_public_inputs, [
-        _raw("comm_c, comm_r_last", S, 0, 2),
-        _t("comm_r = Poseidon(comm_c, comm_r_last)", S, ft.poseidon2(curve)),
-        _t("comm_r checks", S, ft.equal(curve)),
-        _t("challenge index bits", S * K, bt.decompose_index(curve, n)),
-        _raw("replica leaves", S * K, 0, 1),
-        _t("tree_r_last levels (Poseidon arity 8)", S * K * d, ft.poseidon_level(curve, 8).gadget),
-        _t("root checks", S * K, ft.equal(curve)),
     ])
 
 

@@ -1,6 +1,6 @@
-"""The four workload kinds, their presets, and what the engine calls on them.
+"""The workload kinds, their presets, and what the engine calls on them.
 
-A `CircuitKind` ties a circuit module (`porep`, `post`, `snap`) to its
+A `CircuitKind` ties a circuit module (`porep`, `snap`) to its
 presets (shapes), its gRPC proof kind, default priority, batchability and
 partition count. Compiled circuits are cached in memory and on disk under
 `<cuzk cache>/circuits/` keyed by (kind, preset, shape, CIRCUITS_VERSION).
@@ -21,10 +21,9 @@ import numpy as np
 from cuzk.errors import CuzkError, FormatError
 
 from . import counts as counts_mod
-from . import porep, porep_vanilla, post, snap
+from . import porep, porep_vanilla, snap
 from .fr_bytes import CURVE, ints
 from .porep import PorepShape
-from .post import PostShape
 from .snap import SnapShape
 
 # bump when any circuit's wiring changes (invalidates cached .pce files); 2: bellperson's SHA-256 layout
@@ -42,20 +41,6 @@ PRESET_SHAPES: dict[str, dict[str, Any]] = {
         "32g": PorepShape(nodes_log2=30, layers=11, challenges=18, base_degree=6, expansion_degree=8,
                           hashed_parents=37),
     },
-    "winning-post-like": {
-        "tiny": PostShape(nodes_log2=3, sectors=1, challenges=2),
-        "small": PostShape(nodes_log2=6, sectors=1, challenges=66),
-        "medium": PostShape(nodes_log2=18, sectors=1, challenges=66),
-        "large": PostShape(nodes_log2=24, sectors=1, challenges=66),
-        "32g": PostShape(nodes_log2=30, sectors=1, challenges=66),
-    },
-    "window-post-like": {
-        "tiny": PostShape(nodes_log2=3, sectors=2, challenges=3),
-        "small": PostShape(nodes_log2=9, sectors=4, challenges=10),
-        "medium": PostShape(nodes_log2=15, sectors=48, challenges=10),
-        "large": PostShape(nodes_log2=24, sectors=480, challenges=10),
-        "32g": PostShape(nodes_log2=30, sectors=2349, challenges=10),
-    },
     "snap-like": {
         "tiny": SnapShape(nodes_log2=6, challenges=1, apex_bits=1, high_bits=2),
         "small": SnapShape(nodes_log2=6, challenges=2, apex_bits=1, high_bits=2),
@@ -67,8 +52,8 @@ PRESET_SHAPES: dict[str, dict[str, Any]] = {
 
 # Filecoin sector sizes -> presets (64 GiB has no shape of its own: the 32 GiB one)
 SECTOR_SIZE_PRESETS = {2 << 10: "tiny", 8 << 20: "small", 512 << 20: "medium", 32 << 30: "32g", 64 << 30: "32g"}
-# registered_proof % 5 -> sector size index (2K, 8M, 512M, 32G, 64G); holds for seal (V1, V1_1, ...),
-# winning (0-4), window (5-9, 10-14) and update (0-4) numbering
+# registered_proof % 5 -> sector size index (2K, 8M, 512M, 32G, 64G); holds for seal (V1, V1_1, ...)
+# and update (0-4) numbering
 SIZE_INDEX_PRESETS = ("tiny", "small", "medium", "32g", "32g")
 
 
@@ -189,14 +174,6 @@ KINDS: dict[str, CircuitKind] = {
         "PoRep C2 partition: SHA-256 comm_d paths, SDR-like labeling, Poseidon columns and trees",
         porep.synthesize, counts_mod.porep, porep_vanilla.generate, porep_vanilla.expected_arrays,
         porep_vanilla.partition),
-    "winning-post-like": CircuitKind(
-        "winning-post-like", "WINNING_POST", "CRITICAL", False, 1,
-        "WinningPoSt: one sector, 66 challenged leaves in tree_r_last, comm_r relation",
-        post.synthesize, counts_mod.post, post.generate, post.expected_arrays, post.partition),
-    "window-post-like": CircuitKind(
-        "window-post-like", "WINDOW_POST_PARTITION", "HIGH", False, 1,
-        "WindowPoSt partition: many sectors, 10 challenged leaves each, comm_r relations",
-        post.synthesize, counts_mod.post, post.generate, post.expected_arrays, post.partition),
     "snap-like": CircuitKind(
         "snap-like", "SNAP_DEALS_UPDATE", "NORMAL", True, 16,
         "SnapDeals partition: SHA-256 data paths to apex leaves, old/new Poseidon replica paths, rho encoding",

@@ -3,7 +3,8 @@
     kernels | synth | prove                      in-process (cuzk.bench.kernels, synth, prove)
     single | batch | stress | status | preload   against a running daemon (cuzk.bench.daemon_client)
     batch --compare | --compare-gpus             on private daemons (cuzk.bench.pipeline_compare)
-    gen-vanilla                                  inputs of a built-in circuit (cuzk.bench.circuit_inputs)
+    gen-vanilla                                  inputs of a built-in circuit (cuzk.bench.circuit_inputs): a JSON
+                                                 request for the PoSt kinds, vanilla proof bytes for the others
     report                                       PNGs and a summary of a --trace file (cuzk.bench.run_trace)
 
 Each handler imports its cuzk.bench module when its command runs: those load
@@ -53,9 +54,13 @@ class _CircuitNames:
         return len(self._names())
 
 
+FILECOIN_KINDS = ("window-post", "winning-post")  # Filecoin's PoSt circuits, sized by --sector-size
 KIND_NAMES = _CircuitNames("KINDS", ("all",))
-SYNTH_KINDS = _CircuitNames("KINDS", ("all", "window-post", "winning-post"))
+SYNTH_KINDS = _CircuitNames("KINDS", ("all",) + FILECOIN_KINDS)
+PROVE_KINDS = _CircuitNames("KINDS", FILECOIN_KINDS)
 PRESET_NAMES = _CircuitNames("PRESETS")
+POST_SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")  # the presets of window-post / winning-post
+DAEMON_PRESETS = _CircuitNames("PRESETS", POST_SIZES)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -201,11 +206,14 @@ def _register_prove(bsub) -> None:
                         "several sizes (3,10) share one circuit, witness and key")
     p.add_argument("--verify-up-to", type=int, default=20, metavar="K",
                    help="largest size proved with a real setup and verified (default 20)")
-    p.add_argument("--kind", choices=_CircuitNames("KINDS"), metavar="KIND",
+    p.add_argument("--kind", choices=PROVE_KINDS, metavar="KIND",
                    help="prove partition 0 of this built-in circuit instead of SHA-256 (--sizes is then ignored): "
-                        "%(choices)s")
+                        "%(choices)s; window-post / winning-post are Filecoin's circuits (with --sector-size), "
+                        "proving a Curio-shaped request over random sectors")
     p.add_argument("--preset", default="medium", choices=PRESET_NAMES, metavar="PRESET",
-                   help="preset with --kind: %(choices)s (default medium; 32g is a sector's partition, 2^27)")
+                   help="preset with a model --kind: %(choices)s (default medium; 32g is a sector's partition, 2^27)")
+    p.add_argument("--sector-size", default="2KiB", choices=POST_SIZES, metavar="SIZE",
+                   help="with --kind window-post|winning-post: %(choices)s (default 2KiB)")
     p.add_argument("--seed", type=int, default=1, help="vanilla-proof seed with --kind (default 1)")
     p.add_argument("--json", metavar="FILE", help="write the records as JSON")
     p.set_defaults(func=_prove)
@@ -214,9 +222,10 @@ def _register_prove(bsub) -> None:
 def _prove(args) -> int:
     from cuzk.bench import prove
 
+    preset = args.sector_size if args.kind in FILECOIN_KINDS else args.preset
     prove.run(args.backend, sizes=args.sizes, repeat=args.repeat, transfers=args.transfer,
               verify_up_to=args.verify_up_to, json_path=args.json, batches=args.batch, kind=args.kind,
-              preset=args.preset, seed=args.seed)
+              preset=preset, seed=args.seed)
     return 0
 
 
@@ -270,11 +279,13 @@ def _addr_parser():
 
 def _kind_parser():
     p = argparse.ArgumentParser(add_help=False)
-    p.add_argument("--kind", default="winning-post-like",
-                   help="circuit id, or kind / proof kind name with --preset (default winning-post-like); "
-                   "stress takes a comma-separated list")
-    p.add_argument("--preset", default="tiny", choices=PRESET_NAMES, metavar="PRESET",
-                   help="preset: %(choices)s (default tiny)")
+    p.add_argument("--kind", default="winning-post",
+                   help="circuit id (window-post-2KiB, porep-c2-like-tiny, ...), or a family or proof kind name "
+                   "with --preset: window-post, winning-post (Filecoin's PoSt circuits), porep-c2-like, snap-like, "
+                   "synthetic, porep, ... (default winning-post); stress takes a comma-separated list")
+    p.add_argument("--preset", choices=DAEMON_PRESETS, metavar="PRESET",
+                   help="preset: %(choices)s; the sector sizes are window-post's and winning-post's, the others "
+                   "the models' and synthetic's (default: tiny, or 2KiB for the PoSt kinds)")
     return p
 
 
@@ -282,7 +293,9 @@ def _common_parser():
     p = argparse.ArgumentParser(add_help=False, parents=[_addr_parser(), _kind_parser()])
     p.add_argument("--count", type=int, default=0, help="number of proofs (default 1; batch: 4)")
     p.add_argument("--priority", choices=PRIORITIES, help="job priority (default: the kind's)")
-    p.add_argument("--vanilla", metavar="FILE", help="inputs: JSON array of base64 strings, or one raw input")
+    p.add_argument("--vanilla", metavar="FILE", help="inputs: a JSON request as gen-vanilla writes it for the PoSt "
+                   "kinds (or a JSON array of them); for the other circuits a JSON array of base64 strings, or "
+                   "one raw input")
     p.add_argument("--no-verify", action="store_true", help="do not verify the proofs")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--trace", metavar="FILE", help="write the daemon's pipeline trace of the run (JSON lines; "
@@ -331,10 +344,15 @@ def _register_daemon(bsub) -> None:
                         description="PreloadSRS: load the circuit's parameters into the hot tier.")
     p.set_defaults(func=_preload)
     g = bsub.add_parser("gen-vanilla", parents=[_kind_parser()], help="write vanilla proofs for a built-in circuit",
-                        description="Generate random sector data, its trees and labels, and write the vanilla "
-                        "proof (private and public inputs) of a built-in circuit: with --count 1 the raw bytes "
-                        "SubmitProof's vanilla_proof carries (formats: README, cuzk.formats.vanilla); with "
-                        "--count N a JSON array of N base64 strings (cuzk-bench's --vanilla format).")
+                        description="Generate random sector data, its trees and labels, and write a valid input "
+                        "of a built-in circuit. For window-post / winning-post (Filecoin's PoSt circuits) a JSON "
+                        "request as Curio sends one: vanilla_proofs (one bincode sector proof each), "
+                        "registered_proof, randomness, miner_id, partition_index, proof_kind, bytes as base64 "
+                        "(cuzk.formats.filecoin.post_request); with --count N a JSON array of N requests. For the "
+                        "other circuits the vanilla proof: with --count 1 the raw bytes SubmitProof's "
+                        "vanilla_proof carries (formats: README, cuzk.formats.vanilla); with --count N a JSON "
+                        "array of N base64 strings (cuzk-bench's --vanilla format). `--vanilla FILE` reads "
+                        "either back.")
     g.add_argument("--count", type=int, default=1, help="how many (default 1)")
     g.add_argument("-o", "--out", "--output", dest="out", required=True, help="output file")
     g.add_argument("--seed", type=int, help="generator seed (default: random); input i uses seed + i")

@@ -7,12 +7,15 @@
     cuzk circuit check --kind window-post --vanilla post.vproof --public postpub.json
     cuzk circuit compile --r1cs FILE --out FILE.pce
     cuzk circuit compile --kind K --preset P [--out FILE.pce]
+    cuzk circuit compile --kind window-post|winning-post --sector-size 2KiB [--out FILE.pce]
 
 info prints the curve, counts and nonzeros; with a witness it checks it:
 exit 0 when satisfied, 1 when not (naming the first failing constraint),
 and prints the fractions of 0, 1 and other values in the aux assignment.
 
-With --kind, the circuit is a workload model (cuzk.circuits). Without
+--kind K is Filecoin's window-post or winning-post circuit (with --sector-size;
+cuzk.circuits.filecoin, see post_circuit.py here), or a workload model
+(porep-c2-like, snap-like; cuzk.circuits) at --preset P. For a model, without
 --check, info answers from the analytic counts (`kind.counts`: template
 sizes times instances) without building the circuit, so `--preset 32g`
 (~131M constraints per partition) answers in seconds and little memory; it
@@ -21,7 +24,8 @@ the peak memory compiling takes. --check (implied by --vanilla, --seed or
 --partition) builds the circuit (`kind.compile`, cached on disk) and checks
 one partition's witness from a generated (or given) vanilla proof.
 
-compile --kind builds a workload circuit into the cache (and --out).
+compile --kind builds a workload circuit (or Filecoin's, with --sector-size)
+into the cache (and --out).
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ import time
 from cuzk.errors import CuzkError
 
 FILECOIN_KINDS = ("window-post", "winning-post")
+KIND_HELP = ("circuit kind: window-post, winning-post (Filecoin's, with --sector-size) or a workload model "
+             "(porep-c2-like, snap-like; with --preset)")
 
 
 def register(subparsers) -> None:
@@ -48,8 +54,8 @@ def register(subparsers) -> None:
     src = info.add_mutually_exclusive_group(required=True)
     src.add_argument("--r1cs", help="circom .r1cs file")
     src.add_argument("--pce", help="compiled circuit (.pce) file")
-    src.add_argument("--kind", help="workload circuit kind (cuzk.circuits), e.g. porep-c2-like")
-    info.add_argument("--preset", default="tiny", help="with --kind: preset (default tiny)")
+    src.add_argument("--kind", help=KIND_HELP)
+    info.add_argument("--preset", default="tiny", help="with a model --kind: preset (default tiny)")
     info.add_argument("--sector-size", help="with --kind window-post|winning-post (Filecoin's circuits): "
                                             "2KiB, 8MiB, 512MiB, 32GiB (default) or 64GiB")
     info.add_argument("--check", action="store_true",
@@ -77,14 +83,17 @@ def register(subparsers) -> None:
     chk.add_argument("--partition", type=int, help="partition index (default: the request's, or 0)")
     chk.set_defaults(func=cmd_check)
 
-    comp = sub.add_parser("compile", help="compile a circom .r1cs (or a workload kind) into a .pce file",
-                          description="Compile a circom .r1cs into a .pce file, or build a workload circuit "
-                                      "(--kind, --preset) into the circuit cache (and --out); prints the "
-                                      "time and the peak memory of the process.")
+    comp = sub.add_parser("compile", help="compile a circom .r1cs (or a built-in circuit) into a .pce file",
+                          description="Compile a circom .r1cs into a .pce file, or build a built-in circuit "
+                                      "(--kind with --preset, or window-post / winning-post with --sector-size) "
+                                      "into the circuit cache (and --out); prints the time and the peak memory "
+                                      "of the process.")
     csrc = comp.add_mutually_exclusive_group(required=True)
     csrc.add_argument("--r1cs", help="circom .r1cs file (needs --out)")
-    csrc.add_argument("--kind", help="workload circuit kind (cuzk.circuits), e.g. porep-c2-like")
-    comp.add_argument("--preset", default="tiny", help="with --kind: preset (default tiny)")
+    csrc.add_argument("--kind", help=KIND_HELP)
+    comp.add_argument("--preset", default="tiny", help="with a model --kind: preset (default tiny)")
+    comp.add_argument("--sector-size", help="with --kind window-post|winning-post: 2KiB (default), 8MiB, 512MiB, "
+                                            "32GiB or 64GiB")
     comp.add_argument("--out", help="output .pce file (with --kind: a copy of the cached one)")
     comp.set_defaults(func=cmd_compile)
 
@@ -187,12 +196,22 @@ def first_failing_row(cc, w) -> str | None:
     return f"constraint {bad}" if bad < cc.num_constraints else f"input row {bad - cc.num_constraints}"
 
 
+def _get_kind(name: str):
+    """A workload model by name; an unknown name's error lists Filecoin's kinds too."""
+    from cuzk.circuits import KINDS, UnknownKind, get_kind
+
+    try:
+        return get_kind(name)
+    except UnknownKind:
+        raise CuzkError(f"unknown circuit kind {name!r} (have {', '.join(FILECOIN_KINDS)} with --sector-size; "
+                        f"{', '.join(KINDS)} with --preset)") from None
+
+
 def _workload(args):
     """(compiled circuit, witness of one partition) of a workload kind."""
-    from cuzk.circuits import get_kind
     from cuzk.formats.vanilla import parse_vanilla
 
-    kind = get_kind(args.kind)
+    kind = _get_kind(args.kind)
     kind.shape(args.preset)  # an unknown preset fails before any work
     partition = 0 if args.partition is None else args.partition
     if not 0 <= partition < kind.partitions:
@@ -222,12 +241,11 @@ def _peak_rss() -> int:
 
 def _counts_info(args: argparse.Namespace) -> int:
     """A workload circuit's sizes from its templates (`kind.counts`), not building it."""
-    from cuzk.circuits import get_kind
     from cuzk.r1cs.assembly import peak_bytes_estimate
     from cuzk.r1cs.compiled import nbytes_for
 
     t0 = time.perf_counter()
-    kind = get_kind(args.kind)
+    kind = _get_kind(args.kind)
     c = kind.counts(args.preset)
     nnz = c.nnz
     size = nbytes_for(c.rows, nnz, c.inputs, c.aux, c.coefficients)
@@ -272,18 +290,28 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def _compile_kind(args: argparse.Namespace) -> int:
-    from cuzk.circuits import get_kind
     from cuzk.r1cs import save_compiled
 
-    kind = get_kind(args.kind)
-    path = kind.cache_path(args.preset)
+    if args.kind in FILECOIN_KINDS:
+        from cuzk.circuits.filecoin import post_kind
+
+        from . import post_circuit
+
+        cfg = post_circuit.config_of(args.kind, args.sector_size or "2KiB")
+        name, path, build = post_kind.circuit_id(cfg), post_kind.cache_path(cfg), lambda: post_kind.compiled(cfg)
+    else:
+        if args.sector_size:
+            raise CuzkError("--sector-size goes with --kind window-post or winning-post")
+        kind = _get_kind(args.kind)
+        name, path = kind.circuit_id(args.preset), kind.cache_path(args.preset)
+        build = lambda: kind.compile(args.preset)  # noqa: E731
     cached = path.exists()
     t0 = time.perf_counter()
-    cc = kind.compile(args.preset)
+    cc = build()
     seconds = time.perf_counter() - t0
     if args.out:
         _guard(save_compiled, cc, args.out)
-    print(f"{'loaded' if cached else 'built'} {kind.circuit_id(args.preset)}: {cc.num_constraints} constraints, "
+    print(f"{'loaded' if cached else 'built'} {name}: {cc.num_constraints} constraints, "
           f"{cc.nbytes} bytes of arrays ({cc.bytes_per_constraint():.1f} per constraint), id {cc.id[:16]}, "
           f"{seconds:.2f} s, peak memory {_gib(_peak_rss())}")
     print(f"cache: {path}" + (f"\nwrote {args.out}" if args.out else ""))

@@ -43,11 +43,15 @@ def register(sub) -> None:
                    "the resource cuzk_prover); the config is used by every node's engine (needs cuzk[cluster])")
     d.set_defaults(func=cmd_daemon)
 
-    m = sub.add_parser("demo", help="start a daemon on the smallest workloads, prove, verify, shut down",
-                       description="Start a daemon on the smallest built-in workloads, prove window-post-like "
-                       "(HIGH) and winning-post-like (CRITICAL) jobs through the bench client, verify every "
-                       "proof, print the timing table, and shut the daemon down cleanly (SIGTERM).")
-    m.add_argument("--preset", default="tiny", choices=["tiny", "small", "medium"], help="preset (default tiny)")
+    m = sub.add_parser("demo", help="start a daemon on Filecoin's 2 KiB PoSt circuits, prove, verify, shut down",
+                       description="Start a daemon, prove window-post (HIGH) and winning-post (CRITICAL) jobs of "
+                       "Filecoin's PoSt circuits (2 KiB sectors unless --sector-size; requests shaped as Curio sends them, "
+                       "over random sectors) through the bench client, verify every proof, print the timing "
+                       "table, and shut the daemon down cleanly (SIGTERM). The circuits' parameters are TEST ones "
+                       "(a single-party setup made once, as `cuzk setup --kind` makes them, and cached), not "
+                       "Filecoin's.")
+    m.add_argument("--sector-size", default="2KiB", choices=["2KiB", "8MiB", "512MiB"],
+                   help="the circuits' sector size (default 2KiB)")
     m.add_argument("--count", type=int, default=3, help="jobs per kind (default 3)")
     m.add_argument("--state-dir", metavar="DIR", help="daemon state dir (default: a temporary one, params cached "
                    f"under {cache_dir() / 'demo-params'}, from $XDG_CACHE_HOME)")
@@ -193,4 +197,4 @@ def _cluster_front(cfg, ray_address: str):
 def cmd_demo(args) -> int:
     from cuzk.bench import demo
 
-    return demo.run(args.preset, args.count, args.state_dir, args.json, args.trace)
+    return demo.run(args.sector_size, args.count, args.state_dir, args.json, args.trace)

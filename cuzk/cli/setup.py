@@ -93,48 +93,46 @@ def run(args) -> int:
     from cuzk.backend import get_backend
 
     if args.kind:
-        from . import post_circuit
-
-        cfg = post_circuit.config_of(args.kind, args.sector_size)  # a bad size fails before any work
-        circuit = _filecoin_circuit(cfg)
-        stem = _filecoin_stem(cfg, args.params_dir)
-        args.params, args.vk = f"{stem}.params", f"{stem}.vk"
-    else:
-        circuit = load_circuit(args.r1cs, args.pce)
+        return _run_filecoin(args, get_backend(args.backend))
+    circuit = load_circuit(args.r1cs, args.pce)
     backend = get_backend(args.backend)
     t0 = time.perf_counter()
-    print(f"setup: {circuit.curve}, {circuit.num_constraints:,} constraints, {circuit.num_inputs} inputs, "
-          f"{circuit.num_aux:,} aux variables (single-party: for tests and private use)", file=sys.stderr)
+    _announce(circuit)
     if args.zkey:
         written, n = _write_zkey(circuit, backend, args.zkey, args.vk_json or default_vk_json(args.zkey))
     else:
         written, n = _write_bellperson(circuit, backend, args.params, args.vk)
-    print(f"wrote {' and '.join(map(str, written))} (domain 2^{n.bit_length() - 1}) "
-          f"in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    _wrote(written, n, t0)
     return 0
 
 
-def _filecoin_circuit(cfg):
-    from cuzk.circuits.filecoin import post_kind
+def _announce(circuit) -> None:
+    print(f"setup: {circuit.curve}, {circuit.num_constraints:,} constraints, {circuit.num_inputs} inputs, "
+          f"{circuit.num_aux:,} aux variables (single-party: for tests and private use)", file=sys.stderr)
 
+
+def _wrote(written, n: int, t0: float) -> None:
+    print(f"wrote {' and '.join(map(str, written))} (domain 2^{n.bit_length() - 1}) "
+          f"in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+
+
+def _run_filecoin(args, backend) -> int:
+    """Filecoin's circuit under its Filecoin file names (the engine's filecoin_test, as `cuzk demo` uses it)."""
+    from cuzk.circuits.filecoin import post_kind
+    from cuzk.engine.params import filecoin_test
+
+    from . import post_circuit
+
+    cfg = post_circuit.config_of(args.kind, args.sector_size)  # a bad size fails before any work
     print(f"setup: building {post_kind.circuit_id(cfg)} (cached after the first time)", file=sys.stderr)
-    return post_kind.compiled(cfg)
-
-
-def _filecoin_stem(cfg, directory: str) -> Path:
-    """The files' common path; the .meta rust-fil-proofs keeps beside them is written here too."""
-    import json
-
-    from cuzk.circuits.filecoin import post_kind
-
-    d = Path(directory)
+    _announce(filecoin_test.circuit(cfg))
+    t0 = time.perf_counter()
     try:
-        d.mkdir(parents=True, exist_ok=True)
-        stem = d / post_kind.parameter_stem(cfg)
-        Path(f"{stem}.meta").write_text(json.dumps({"sector_size": cfg.sector_size}))
+        params, vk, n = filecoin_test.write(cfg, args.params_dir, backend=backend)
     except OSError as exc:
-        raise CuzkError(f"--params-dir {d}: {exc.strerror}") from None
-    return stem
+        raise CuzkError(f"--params-dir {args.params_dir}: {exc.strerror or exc}") from None
+    _wrote((params, vk), n, t0)
+    return 0
 
 
 def _write_bellperson(circuit, backend, params: str, vk: str):

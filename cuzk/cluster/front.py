@@ -1,7 +1,7 @@
 """The cluster front: the ProvingEngine interface over many proving nodes (`cuzk daemon --ray-address`).
 
     with ClusterEngine(config, "head:6379") as front:   # connects, starts a node actor per prover node
-        r = front.prove(ProofRequest(circuit_id="winning-post-like-tiny", vanilla_proof=v), timeout=600)
+        r = front.prove(ProofRequest(circuit_id="winning-post-2KiB", **fields), timeout=600)  # Curio's fields
 
 Routing: the front keeps the cluster's priority queue and sends a job to a
 node only when that node has a free slot (a full batch per prover worker,

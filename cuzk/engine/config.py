@@ -481,10 +481,10 @@ preload = []
 pinned_budget = "auto"
 
 [circuits]
-# Presets of the built-in Filecoin-shaped workloads to serve (porep-c2-like, winning-post-like,
-# window-post-like, snap-like; circuit ids "<kind>-<preset>"): tiny, small, medium, large, 32g.
-# A request's sector_size (2KiB tiny, 8MiB small, 512MiB medium, 32GiB/64GiB 32g) or
-# registered_proof selects the preset.
+# Presets of the built-in Filecoin-shaped workload models to serve (porep-c2-like, snap-like;
+# circuit ids "<kind>-<preset>"): tiny, small, medium, large, 32g. A request's sector_size (2KiB
+# tiny, 8MiB small, 512MiB medium, 32GiB/64GiB 32g) or registered_proof selects the preset.
+# Filecoin's PoSt circuits (window-post-<size>, winning-post-<size>) are served at every size.
 presets = ["tiny", "small", "medium"]
 # Preset of requests that give neither sector_size nor registered_proof.
 default_preset = "tiny"

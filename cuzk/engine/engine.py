@@ -1,9 +1,11 @@
 """The engine: accepts proof jobs and runs them through the pipeline.
 
     from cuzk.engine import Engine, EngineConfig, ProofKind, ProofRequest
-    v = generate_vanilla(get_kind("winning-post-like"), "tiny")  # cuzk.formats.vanilla: a sector's vanilla proof
     with Engine(config) as engine:                   # starts the workers
-        job_id = engine.submit(ProofRequest(proof_kind=ProofKind.WINNING_POST, vanilla_proof=v)).job_id
+        # a WinningPoSt request as Curio sends it (vanilla_proofs, registered_proof, randomness, ...);
+        # its parameters are read from config.circuits.filecoin_params
+        fields = engine.registry.get("winning-post-2KiB").sample_request()
+        job_id = engine.submit(ProofRequest(**fields)).job_id
         result = engine.await_job(job_id, timeout=60)  # JobResult: state, proof, timings
         result = engine.prove(request)                # both at once
 

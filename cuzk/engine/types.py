@@ -137,6 +137,13 @@ class ProofRequest:
     comm_r_new: bytes = b""
     comm_d_new: bytes = b""
 
+    def __post_init__(self):
+        if isinstance(self.proof_kind, str):  # a name, as request fields (CircuitSpec.sample_request) give it
+            try:
+                self.proof_kind = ProofKind[self.proof_kind]
+            except KeyError:
+                self.proof_kind = parse_kind(self.proof_kind)
+
     def fingerprint(self) -> bytes:
         """A digest of the request's content: a reused request_id must carry the same request."""
         h = hashlib.sha256()

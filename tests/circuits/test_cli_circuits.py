@@ -1,5 +1,6 @@
 """`cuzk circuit info --kind` (counts without building; --check builds and checks), `cuzk circuit
-compile --kind`, `cuzk bench gen-vanilla`, `cuzk bench synth --kind` end to end."""
+compile --kind`, `cuzk bench gen-vanilla` (and reading its files back), `cuzk bench synth --kind`
+end to end."""
 
 import base64
 import json
@@ -9,48 +10,80 @@ import sys
 
 import pytest
 
+from cuzk.bench.circuit_inputs import read_inputs_file
 from cuzk.circuits import get_kind
+from cuzk.circuits.filecoin import post_kind
+from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
 from cuzk.cli.main import main
+from cuzk.engine.catalog import synthetic
+from cuzk.formats.filecoin.post_request import from_json, sample_request, to_json
 from cuzk.formats.vanilla import generate_vanilla
 
 
 def test_circuit_info_kind_reports_fractions_and_satisfaction(capsys):
-    assert main(["circuit", "info", "--kind", "window-post-like", "--preset", "tiny", "--seed", "4"]) == 0
+    assert main(["circuit", "info", "--kind", "snap-like", "--preset", "tiny", "--seed", "4"]) == 0
     out = capsys.readouterr().out
-    assert "window-post-like-tiny" in out and "a model" in out
+    assert "snap-like-tiny" in out and "a model" in out
     assert "aux values: zero" in out and "satisfied: yes" in out
 
 
-def test_gen_vanilla_then_info_with_the_file(tmp_path, capsys):
-    path = tmp_path / "v.bin"
-    assert main(["bench", "gen-vanilla", "--kind", "winning-post-like", "--preset", "tiny", "--out", str(path),
-                 "--seed", "9"]) == 0
-    data = path.read_bytes()
-    assert data == generate_vanilla(get_kind("winning-post-like"), "tiny", 9)
-    assert main(["circuit", "info", "--kind", "winning-post-like", "--preset", "tiny", "--vanilla", str(path)]) == 0
-    assert "satisfied: yes" in capsys.readouterr().out
+def test_circuit_info_unknown_kind_lists_the_kinds(capsys):
+    assert main(["circuit", "info", "--kind", "no-such-kind"]) == 2
+    err = capsys.readouterr().err
+    assert "window-post, winning-post with --sector-size" in err and "porep-c2-like, snap-like" in err
+
+
+def test_gen_vanilla_post_writes_a_json_request_that_checks(tmp_path, capsys):
+    """For Filecoin's PoSt kinds gen-vanilla writes the request as Curio sends it (JSON); `cuzk circuit
+    check` derives its challenges and checks every sector against the real circuit."""
+    path = tmp_path / "w.json"
+    assert main(["bench", "gen-vanilla", "--kind", "window-post", "--out", str(path), "--seed", "9"]) == 0
+    cfg = post_config_for("window", SECTOR_SIZES["2KiB"])
+    assert path.read_bytes() == to_json(sample_request(cfg, 9))  # 2KiB: the family's smallest preset
+    fields = from_json(path.read_bytes())
+    assert fields["proof_kind"] == "WINDOW_POST_PARTITION" and len(fields["vanilla_proofs"]) == 2
+    assert read_inputs_file(str(path)) == [fields]  # what `cuzk bench single --vanilla` submits
+    assert main(["circuit", "check", "--kind", "window-post", "--vanilla", str(path)]) == 0
+    assert "satisfied: every constraint of 2 slot(s)" in capsys.readouterr().out
 
 
 def test_gen_vanilla_count_writes_a_json_array(tmp_path):
     path = tmp_path / "v.json"
-    assert main(["bench", "gen-vanilla", "--kind", "window-post-like", "--preset", "tiny", "--count", "2",
+    assert main(["bench", "gen-vanilla", "--kind", "synthetic", "--preset", "tiny", "--count", "2",
                  "--seed", "5", "-o", str(path)]) == 0
     items = [base64.b64decode(x) for x in json.loads(path.read_text())]
-    assert items == [generate_vanilla(get_kind("window-post-like"), "tiny", s) for s in (5, 6)]
+    assert items == [synthetic.generate_vanilla("tiny", s) for s in (5, 6)]
+    assert read_inputs_file(str(path)) == [{"vanilla_proof": x} for x in items]
+    post = tmp_path / "p.json"
+    assert main(["bench", "gen-vanilla", "--kind", "winning-post", "--preset", "2KiB", "--count", "2",
+                 "--seed", "5", "-o", str(post)]) == 0
+    cfg = post_config_for("winning", SECTOR_SIZES["2KiB"])
+    assert read_inputs_file(str(post)) == [sample_request(cfg, s) for s in (5, 6)]
+
+
+def test_gen_vanilla_then_info_with_the_file(tmp_path, capsys):
+    path = tmp_path / "v.bin"
+    assert main(["bench", "gen-vanilla", "--kind", "snap-like", "--preset", "tiny", "--out", str(path),
+                 "--seed", "9"]) == 0
+    data = path.read_bytes()
+    assert data == generate_vanilla(get_kind("snap-like"), "tiny", 9)
+    assert read_inputs_file(str(path)) == [{"vanilla_proof": data}]
+    assert main(["circuit", "info", "--kind", "snap-like", "--preset", "tiny", "--vanilla", str(path)]) == 0
+    assert "satisfied: yes" in capsys.readouterr().out
 
 
 def test_bench_synth_kind_writes_json(tmp_path, capsys):
     path = tmp_path / "synth.json"
-    assert main(["bench", "synth", "--kind", "winning-post-like", "--preset", "tiny", "--repeat", "1",
+    assert main(["bench", "synth", "--kind", "snap-like", "--preset", "tiny", "--repeat", "1",
                  "--json", str(path)]) == 0
     (rec,) = json.loads(path.read_text())
-    assert rec["circuit"] == "winning-post-like-tiny" and rec["satisfied"] and rec["counts_match"]
-    assert rec["constraints"] == get_kind("winning-post-like").counts("tiny").constraints
+    assert rec["circuit"] == "snap-like-tiny" and rec["satisfied"] and rec["counts_match"]
+    assert rec["constraints"] == get_kind("snap-like").counts("tiny").constraints
     assert abs(rec["zero_fraction"] + rec["one_fraction"] + rec["other_fraction"] - 1) < 1e-9
     assert rec["vars"] == rec["aux"] + rec["inputs"] and rec["peak_rss_bytes"] > 0
     assert {"poseidon", "assemble w"} <= set(rec["phases"]) and rec["core_s"] == rec["witness_s"] * rec["threads"]
     out = capsys.readouterr().out
-    assert "c/CPU-s" in out and "where the time goes" in out and "per sector (1 partitions)" in out
+    assert "c/CPU-s" in out and "where the time goes" in out and "per sector (16 partitions)" in out
 
 
 def test_bench_synth_witness_only_reports_phases(tmp_path, capsys):
@@ -72,7 +105,7 @@ def _fields(out: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("preset", ["tiny", "small"])
-@pytest.mark.parametrize("name", ["porep-c2-like", "winning-post-like", "window-post-like", "snap-like"])
+@pytest.mark.parametrize("name", ["porep-c2-like", "snap-like"])
 def test_circuit_info_kind_counts_equal_the_built_circuit(name, preset, capsys):
     assert main(["circuit", "info", "--kind", name, "--preset", preset]) == 0
     f = _fields(capsys.readouterr().out)
@@ -111,9 +144,14 @@ def test_circuit_info_check_flags_need_kind(capsys):
 
 
 def test_circuit_compile_kind_writes_a_loadable_copy(tmp_path, capsys):
-    out = tmp_path / "c.pce"
-    assert main(["circuit", "compile", "--kind", "winning-post-like", "--preset", "tiny", "--out", str(out)]) == 0
-    assert "peak memory" in capsys.readouterr().out
     from cuzk.r1cs import load_compiled
 
-    assert load_compiled(out, verify=True).id == get_kind("winning-post-like").compile("tiny").id
+    out = tmp_path / "c.pce"
+    assert main(["circuit", "compile", "--kind", "snap-like", "--preset", "tiny", "--out", str(out)]) == 0
+    assert "peak memory" in capsys.readouterr().out
+    assert load_compiled(out, verify=True).id == get_kind("snap-like").compile("tiny").id
+    post = tmp_path / "w.pce"  # Filecoin's circuit, by sector size
+    assert main(["circuit", "compile", "--kind", "winning-post", "--sector-size", "2KiB", "--out", str(post)]) == 0
+    assert "winning-post-2KiB: " in capsys.readouterr().out
+    cfg = post_config_for("winning", SECTOR_SIZES["2KiB"])
+    assert load_compiled(post, verify=True).id == post_kind.compiled(cfg).id

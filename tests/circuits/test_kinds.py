@@ -1,16 +1,14 @@
-"""Every workload kind: satisfied by generated vanilla proofs, not satisfied
-when a path element, a label (or leaf) or a public input changes; analytic
-counts equal built circuits; inputs checked on decode."""
+"""Every workload model (porep-c2-like, snap-like): satisfied by generated vanilla proofs, not
+satisfied when a path element, a label (or leaf) or a public input changes; analytic counts equal
+built circuits; inputs checked on decode. Filecoin's PoSt circuits have theirs in tests/filecoin."""
 
 import numpy as np
 import pytest
 
-from cuzk.circuits import KINDS, get_kind, preset_for
+from cuzk.circuits import KINDS, UnknownKind, get_kind, preset_for
 from cuzk.errors import FormatError
 from cuzk.formats.vanilla import generate_vanilla, parse_vanilla
 from cuzk.r1cs import RecordingCS, check_satisfied
-
-import circuit_sizes as sizes
 
 TINY_SEED = 11
 
@@ -22,14 +20,6 @@ ALTER = {
                  ("replica_paths", (-1, 0, 0, 6, 0))],
         "label": [("columns", (-1, 0, 0, 1, 0)), ("columns", (-1, 0, 1, 0, 0)), ("data_leaves", (-1, 0, 0)),
                   ("replica_leaves", (-1, 0, 0))],
-    },
-    "winning-post-like": {
-        "path": [("paths", (0, 0, 1, 0, 2, 0))],
-        "label": [("leaves", (0, 0, 1, 0))],
-    },
-    "window-post-like": {
-        "path": [("paths", (0, 1, 2, 0, 6, 0))],
-        "label": [("leaves", (0, 1, 0, 0)), ("comm_c", (0, 1, 0))],
     },
     "snap-like": {
         "path": [("data_paths", (-1, 0, 0, 0)), ("partition_paths", (-1, 2, 0)), ("old_paths", (-1, 0, 1, 3, 0)),
@@ -117,55 +107,40 @@ def test_counts_equal_built_circuit(name, preset):
     assert (cs.num_constraints, cs.num_aux, cs.num_inputs) == (c.constraints, c.aux, c.inputs)
 
 
-@pytest.mark.parametrize("preset", ["tiny", "small"])
-@pytest.mark.parametrize("name", ["winning-post-like", "window-post-like"])
-def test_post_sizes_follow_from_the_circuit_definition(name, preset):
-    """Sizes written from post.py's definition (circuit_sizes.post), for the preset's shape: the
-    built circuit and the analytic counts both have them."""
-    kind = get_kind(name)
-    shape = kind.shape(preset)
-    want = sizes.post(shape.sectors, shape.challenges, shape.nodes_log2)
-    cc = kind.compile(preset)
-    assert (cc.num_constraints, cc.num_aux, cc.num_inputs) == want
-    c = kind.counts(preset)
-    assert (c.constraints, c.aux, c.inputs) == want
-
-
 def test_preset_targets_and_32g_counts():
     for name in KINDS:
         kind = get_kind(name)
         sizes = [kind.counts(p).constraints for p in kind.presets]
         assert sizes == sorted(sizes), f"{name}: presets do not grow"
         assert kind.counts("medium").rows <= 1 << 20 and kind.counts("large").rows <= 1 << 24
-    assert get_kind("winning-post-like").counts("tiny").rows <= 1 << 12
-    assert get_kind("window-post-like").counts("tiny").rows <= 1 << 12
     porep = get_kind("porep-c2-like").counts("32g")
     assert abs(porep.constraints - 130_278_869) / 130_278_869 < 0.02 and porep.domain_log2 == 27
     assert get_kind("snap-like").counts("32g").domain_log2 == 27
 
 
 def test_kind_metadata_and_presets():
-    assert {k.proof_kind for k in KINDS.values()} == {"POREP_SEAL_COMMIT", "WINNING_POST", "WINDOW_POST_PARTITION",
-                                                      "SNAP_DEALS_UPDATE"}
-    assert get_kind("WINNING_POST").name == "winning-post-like"
+    assert {k.proof_kind for k in KINDS.values()} == {"POREP_SEAL_COMMIT", "SNAP_DEALS_UPDATE"}
+    assert get_kind("SNAP_DEALS_UPDATE").name == "snap-like"
     assert (get_kind("porep-c2-like").partitions, get_kind("snap-like").partitions) == (10, 16)
-    assert get_kind("winning-post-like").default_priority == "CRITICAL" and not get_kind("winning-post-like").batchable
+    assert get_kind("porep-c2-like").default_priority == "NORMAL" and get_kind("porep-c2-like").batchable
+    with pytest.raises(UnknownKind, match="have porep-c2-like, snap-like"):
+        get_kind("WINNING_POST")  # Filecoin's PoSt: cuzk.circuits.filecoin, not a workload model
     assert preset_for(sector_size=32 << 30) == "32g" and preset_for(sector_size=2048) == "tiny"
     assert preset_for(registered_proof=13) == "32g" and preset_for(registered_proof=3) == "32g"
     assert preset_for(registered_proof=1) == "small"
 
 
 def test_vanilla_checked_on_decode():
-    kind = get_kind("winning-post-like")
+    kind = get_kind("snap-like")
     data = generate_vanilla(kind, "tiny", 1)
     with pytest.raises(FormatError):
         parse_vanilla(kind, "small", data)  # made for another shape
     with pytest.raises(FormatError):
-        parse_vanilla(get_kind("window-post-like"), "tiny", data)  # another kind
+        parse_vanilla(get_kind("porep-c2-like"), "tiny", data)  # another kind
     with pytest.raises(FormatError):
         parse_vanilla(kind, "tiny", data[:-40])
     parsed = parse_vanilla(kind, "tiny", data).copy()
-    parsed.arrays["leaves"][0, 0, 0] = 0xFF  # >= r: not a field element
+    parsed.arrays["new_leaves"][0, 0, 31] = 0xFF  # >= r: not a field element
     with pytest.raises(FormatError, match="field element"):
         kind.witness("tiny", parsed, 0)
     assert generate_vanilla(kind, "tiny", 1) == data  # seeded generation is deterministic

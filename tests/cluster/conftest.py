@@ -1,6 +1,7 @@
 """Cluster tests: a local multi-node Ray cluster per module (every node on 127.0.0.1, one CPU each,
-a 100 MB object store), proving the tiny winning-post-like workload (real proofs, checked by the
-Groth16 oracle). Skipped where Ray (the `cluster` extra) is not installed."""
+a 100 MB object store), proving the synthetic circuit (real proofs, two partitions a job, checked by
+the Groth16 oracle) and, through the gRPC front, Filecoin's 2 KiB WindowPoSt from a Curio-shaped
+request. Skipped where Ray (the `cluster` extra) is not installed."""
 
 from __future__ import annotations
 
@@ -14,23 +15,23 @@ import pytest  # noqa: E402
 
 pytest.importorskip("ray", reason="cluster mode needs the `cluster` extra (ray)")
 
-from cuzk.circuits import get_kind  # noqa: E402
 from cuzk.engine import EngineConfig  # noqa: E402
-from cuzk.formats.vanilla import generate_vanilla  # noqa: E402
+from cuzk.engine.catalog import synthetic  # noqa: E402
 
-CID = "winning-post-like-tiny"
+CID = "synthetic-tiny"
 TIMEOUT = 600  # a cold CI run compiles the kernels inside each node actor first
 SLOW = "slow-"  # job ids with this prefix wait 1.5 s before proving, on every node (a job surely in flight)
 NODE_FAULTS = f"delay={SLOW}:1500"
 
 
 def cluster_config(state_dir, param_dir) -> EngineConfig:
-    """What every node's engine runs: the CPU backend, one kernel thread, the tiny circuits,
-    one shared parameter directory (as a shared filesystem would give real nodes)."""
+    """What every node's engine runs: the CPU backend, one kernel thread, the tiny circuits and the
+    synthetic one, one shared parameter directory (as a shared filesystem would give real nodes)."""
     cfg = EngineConfig()
     cfg.daemon.state_dir = str(state_dir)
     cfg.srs.param_cache = str(param_dir)
     cfg.circuits.presets = ["tiny"]
+    cfg.circuits.synthetic = True
     cfg.gpus.backend = "cpu"
     cfg.gpus.gpu_threads = 1
     cfg.synthesis.threads = 1
@@ -40,8 +41,7 @@ def cluster_config(state_dir, param_dir) -> EngineConfig:
 
 @pytest.fixture(scope="session")
 def vanilla():
-    kind = get_kind("winning-post-like")
-    return lambda: generate_vanilla(kind, "tiny")
+    return lambda: synthetic.generate_vanilla("tiny")
 
 
 

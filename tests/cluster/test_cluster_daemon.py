@@ -11,6 +11,7 @@ import time
 import pytest
 from conftest import CID, TIMEOUT
 from groth16_oracle import assert_proves
+from post_requests import CIRCUITS, assert_post_proves, request_fields
 from prometheus_client.parser import text_string_to_metric_families
 
 from cuzk.cluster.local import local_cluster
@@ -25,7 +26,7 @@ S = pb.AwaitProofResponse
 class FrontDaemon:
     """`cuzk daemon --config F --ray-address ADDR` as a child process on a private unix socket."""
 
-    def __init__(self, workdir, ray_address: str, param_dir):
+    def __init__(self, workdir, ray_address: str, param_dir, filecoin_params):
         self.workdir = workdir
         self.param_dir = param_dir
         self.socket = workdir / "cuzk.sock"
@@ -34,7 +35,8 @@ class FrontDaemon:
         self.config.write_text(f'[daemon]\nlisten = "unix://{self.socket}"\nstate_dir = "{workdir}"\n'
                                f'[gpus]\nbackend = "cpu"\ngpu_threads = 1\n[synthesis]\nthreads = 1\n'
                                f'[memory]\ntotal_budget = "2GiB"\n'
-                               f'[srs]\nparam_cache = "{param_dir}"\n[circuits]\npresets = ["tiny"]\n')
+                               f'[srs]\nparam_cache = "{param_dir}"\n[circuits]\npresets = ["tiny"]\n'
+                               f'synthetic = true\nfilecoin_params = "{filecoin_params}"\n')
         self.args = [sys.executable, "-m", "cuzk", "daemon", "--config", str(self.config), "--ray-address",
                      ray_address]
         self.proc = None
@@ -75,9 +77,11 @@ class FrontDaemon:
 
 
 @pytest.fixture(scope="module")
-def daemon(tmp_path_factory, ray_tmp):
+def daemon(tmp_path_factory, ray_tmp, filecoin_params):
     with local_cluster(2, connect=False, temp_dir=ray_tmp) as cluster:
-        d = FrontDaemon(tmp_path_factory.mktemp("front"), cluster.address, tmp_path_factory.mktemp("params"))
+        d = FrontDaemon(tmp_path_factory.mktemp("front"), cluster.address, tmp_path_factory.mktemp("params"),
+                        filecoin_params)
+        d.filecoin_params = filecoin_params
         try:
             yield d.start()
         finally:
@@ -98,13 +102,14 @@ def test_front_serves_the_proving_api(daemon, vanilla):
         for _ in range(4):
             v = vanilla()
             inputs[c.submit(circuit_id=CID, vanilla_proof=v).job_id] = v
-        v = vanilla()
-        w = c.prove(proof_kind=pb.WINNING_POST, sector_size=2048, vanilla_proof=v, timeout_ms=WAIT_MS)
-        assert w.status == S.COMPLETED and w.circuit_id == CID and w.priority == pb.CRITICAL, w.error_message
-        assert verified(daemon, w, v)
+        fields = request_fields("window", 7)  # a WindowPoSt request as Curio sends it, routed by its kind
+        w = c.prove(timeout_ms=WAIT_MS, **fields)
+        assert w.status == S.COMPLETED and w.circuit_id == CIRCUITS["window"] and w.priority == pb.HIGH, \
+            w.error_message
+        assert_post_proves(daemon.filecoin_params, w.circuit_id, fields, w.proof, public_inputs_from_proto(w))
         for i, v in inputs.items():
             r = c.await_proof(i, timeout_ms=WAIT_MS)
-            assert r.status == S.COMPLETED and r.job_id == i and len(r.proof) == 192, r.error_message
+            assert r.status == S.COMPLETED and r.job_id == i and len(r.proof) == 2 * 192, r.error_message
             assert verified(daemon, r, v)
         assert c.trace().startswith('{"ev": "meta"')  # GetTrace answers (the front records no stages)
         bad = c.prove(circuit_id=CID, vanilla_proof=b"junk", timeout_ms=WAIT_MS)
@@ -130,7 +135,7 @@ def test_metrics_merge_the_nodes(daemon):
         text = c.metrics()
     fams = {f.name: f for f in text_string_to_metric_families(text)}
     done = [s for s in fams["cuzk_proofs_completed"].samples if s.labels.get("circuit_id") == CID]
-    assert {s.labels["node"] for s in done} == names and sum(s.value for s in done) == 5
+    assert {s.labels["node"] for s in done} == names and sum(s.value for s in done) == 4  # and 1 WindowPoSt
     assert fams["cuzk_cluster_nodes"].samples
 
 

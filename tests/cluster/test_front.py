@@ -57,7 +57,7 @@ def check(front, r):
     """Completed, and the proof verifies (outside oracle) against the statement of the vanilla proof
     the job was submitted with, under the .vk on the shared parameter directory."""
     assert r.state == JobState.COMPLETED, r.error
-    assert len(r.proof) == 192
+    assert len(r.proof) == 2 * 192  # one proof per partition
     assert_proves(front.config.param_dir(), CID, SENT[r.job_id], r.proof, r.public_inputs)
 
 

@@ -1,5 +1,6 @@
-"""Engines on the tiny built-in workloads (plus the synthetic circuit), sharing
-one parameter directory per test session."""
+"""Engines on the tiny built-in workloads plus the synthetic circuit, sharing one parameter
+directory per test session; Filecoin's PoSt circuits read the session's test parameters
+(the `filecoin_params` fixture, tests/conftest.py) where a test passes them."""
 
 from __future__ import annotations
 
@@ -41,8 +42,9 @@ def make_engine(state_dir):
 
 @pytest.fixture(scope="session")
 def vanilla():
-    """A fresh valid vanilla proof for a kind ('winning-post-like', ..., 'synthetic') at the tiny preset."""
-    def make(kind: str = "winning-post-like") -> bytes:
+    """A fresh valid vanilla proof for the synthetic circuit (or a model: 'porep-c2-like', 'snap-like')
+    at the tiny preset."""
+    def make(kind: str = synthetic.FAMILY) -> bytes:
         if kind == synthetic.FAMILY:
             return synthetic.generate_vanilla("tiny")
         return generate_vanilla(get_kind(kind), "tiny")

@@ -10,10 +10,11 @@ import threading
 import time
 
 from engine_helpers import job, plain_spec
+from post_requests import CIRCUITS, assert_post_proves, request_fields
 from test_engine import TIMEOUT, check, prove_passes, req
 
 from cuzk.backend import get_backend
-from cuzk.engine import Engine, EngineConfig
+from cuzk.engine import Engine, EngineConfig, JobState, ProofRequest
 from cuzk.engine.resources.devices import Device
 from cuzk.engine.pipeline.prover_queue import Member, ProverQueue, SynthesizedUnit
 from cuzk.engine.pipeline.batch_collector import Batch
@@ -31,8 +32,9 @@ def _unit(spec):
     return SynthesizedUnit(unit, [Member(j, None, (), [])], _Nothing(), _Nothing())
 
 
-def _device(ordinal: int) -> Device:
-    return Device(ordinal, f"model gpu {ordinal}", "cpu", get_backend("cpu"), workers=1, kernel_threads=1)
+def _device(ordinal: int, kernel_threads: int = 1) -> Device:
+    return Device(ordinal, f"model gpu {ordinal}", "cpu", get_backend("cpu"), workers=1,
+                  kernel_threads=kernel_threads)
 
 
 def _wait_idle(q: ProverQueue, device) -> None:
@@ -82,38 +84,44 @@ def proved_on(engine, job_id: str) -> str:
     return lane.removeprefix("prove-").rsplit("-", 1)[0]
 
 
-def test_engine_sends_each_circuit_to_the_idle_device_holding_it_and_reports_each(state_dir, vanilla):
+def test_engine_sends_each_circuit_to_the_idle_device_holding_it_and_reports_each(state_dir, filecoin_params):
+    """Two single-partition circuits (Filecoin's 2 KiB PoSt: a job is one proving pass, so the device
+    that proves it is the one affinity chose), each held by one of two devices."""
     cfg = EngineConfig()
     cfg.daemon.state_dir = str(state_dir)
     cfg.circuits.presets = ["tiny"]
+    cfg.circuits.filecoin_params = str(filecoin_params)
     cfg.gpus.backend = "cpu"
-    devices = [_device(0), _device(1)]
-    win, window = "winning-post-like-tiny", "window-post-like-tiny"
+    cfg.synthesis.kernel_threads = 0  # loading checks every point of the parameters: all cores
+    devices = [_device(0, kernel_threads=0), _device(1, kernel_threads=0)]  # one proof at a time here
+    win, window = CIRCUITS["winning"], CIRCUITS["window"]
     devices[0].used(window)  # as if each device had proven one of the circuits before
     devices[1].used(win)
     engine = Engine(cfg, devices=devices).start()
     try:
         where = {win: [], window: []}
-        for kind, cid in [("winning-post-like", win), ("window-post-like", window)] * 3:
+        for kind, cid in [("winning", win), ("window", window)] * 2:
             for d in devices:  # both devices free: only affinity decides which one proves it
                 _wait_idle(engine.prover_queue, d)
-            v = vanilla(kind)
-            r = engine.prove(req(v, cid), TIMEOUT)
-            check(engine, r, v)
+            fields = request_fields(kind)
+            r = engine.prove(ProofRequest(circuit_id=cid, **fields), TIMEOUT)
+            assert r.state == JobState.COMPLETED, r.error
+            assert_post_proves(filecoin_params, cid, fields, r.proof, r.public_inputs)
             where[cid].append(proved_on(engine, r.job_id))
-        assert where == {win: ["cpu:1"] * 3, window: ["cpu:0"] * 3}
+        assert where == {win: ["cpu:1"] * 2, window: ["cpu:0"] * 2}
 
         entered, release = threading.Event(), threading.Event()
         engine.fault_injector = lambda item: (entered.set(), release.wait(TIMEOUT))
-        v = vanilla("window-post-like")
-        job_id = engine.submit(req(v, window)).job_id
+        fields = request_fields("window")
+        job_id = engine.submit(ProofRequest(circuit_id=window, **fields)).job_id
         assert entered.wait(TIMEOUT)
         st = {d.ordinal: d for d in engine.status().devices}
         release.set()
         assert sorted(st) == [0, 1]
         assert (st[0].busy_workers, st[0].current_job_id) == (1, job_id)  # the holder proves it, and says so
         assert (st[1].busy_workers, st[1].current_job_id) == (0, "")
-        check(engine, engine.await_job(job_id, TIMEOUT), v)
+        r = engine.await_job(job_id, TIMEOUT)
+        assert_post_proves(filecoin_params, window, fields, r.proof, r.public_inputs)
     finally:
         engine.shutdown(drain=False)
 
@@ -129,7 +137,7 @@ def test_compare_gpus_needs_two_gpus_and_says_so():
     if gpu_count() >= 2:
         pytest.skip("two GPUs present: the comparison itself runs (scripts/gpu_check.sh), not its refusal")
     r = subprocess.run([sys.executable, "-m", "cuzk", "bench", "batch", "--compare-gpus", "--kind",
-                        "winning-post-like", "--preset", "tiny", "--count", "2"], capture_output=True, text=True,
+                        "synthetic", "--preset", "tiny", "--count", "2"], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 2
     assert f"needs at least two GPUs; this machine has {gpu_count()}" in r.stderr
@@ -149,8 +157,8 @@ def test_hot_tier_holds_what_the_pin_hook_returns(make_engine, vanilla):
         return out
 
     engine.srs.pin = pin
-    engine.preload("winning-post-like-tiny")
-    with engine.srs.lease("winning-post-like-tiny") as lease:
+    engine.preload("synthetic-tiny")
+    with engine.srs.lease("synthetic-tiny") as lease:
         pk = lease._entry.pk
         cached = [pk._cache[name] for name in pk.vectors]
     assert len(pinned) == len(cached) == 5

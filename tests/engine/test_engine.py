@@ -1,5 +1,6 @@
-"""The engine as a library, end to end on the tiny built-in workloads (the PoSt kinds, cheap
-enough for CI) and the synthetic circuit (batching, partitions): real proofs, checked by an oracle."""
+"""The engine as a library, end to end on the synthetic circuit (the mechanics: priorities, batching,
+partitions, cancel, retries, parameters; cheap enough for CI) and Filecoin's 2 KiB WindowPoSt (a proof
+kind's request, reused witness arrays): real proofs, checked by an outside oracle."""
 
 from __future__ import annotations
 
@@ -7,18 +8,21 @@ import threading
 import time
 
 import pytest
-from groth16_oracle import assert_proves
+from groth16_oracle import R, assert_proves
+from post_requests import assert_post_proves, request_fields
 
 from cuzk.circuits import get_kind
-from cuzk.engine import JobState, Priority, ProofKind, ProofRequest
+from cuzk.engine import Engine, EngineConfig, JobState, Priority, ProofKind, ProofRequest
+from cuzk.engine.catalog import synthetic
 from cuzk.engine.errors import DuplicateRequestConflict, JobNotFound, ParamsInUse, UnknownCircuit
 from cuzk.engine.types import Tier
 from cuzk.formats.vanilla import encode, parse_vanilla, peek
 
 TIMEOUT = 900  # a cold CI run compiles the kernels on first use
+CID = "synthetic-tiny"
 
 
-def req(vanilla, cid="winning-post-like-tiny", **kw):
+def req(vanilla, cid=CID, **kw):
     return ProofRequest(circuit_id=cid, vanilla_proof=vanilla, **kw)
 
 
@@ -29,40 +33,65 @@ def check(engine, result, vanilla: bytes):
     assert_proves(engine.config.param_dir(), result.circuit_id, vanilla, result.proof, result.public_inputs)
 
 
-def prove(engine, vanilla: bytes, cid="winning-post-like-tiny", **kw):
+def prove(engine, vanilla: bytes, cid=CID, **kw):
     """Prove `vanilla` and check the result."""
     r = engine.prove(req(vanilla, cid, **kw), TIMEOUT)
     check(engine, r, vanilla)
     return r
 
 
+def wrong_statement(v: bytes) -> bytes:
+    """The synthetic input with partition 0's public input changed: decodes, is not the seed's statement."""
+    off = synthetic.HEADER.size + 32
+    y = (int.from_bytes(v[off:off + 32], "little") + 1) % R
+    return v[:off] + y.to_bytes(32, "little") + v[off + 32:]
+
+
 def tampered(v: bytes) -> bytes:
-    """The container with one Merkle path element changed: decodes, does not satisfy the circuit."""
+    """A model's container with one Merkle path element changed: decodes, does not satisfy the circuit."""
     head = peek(v)
     arrays = parse_vanilla(get_kind(head["kind"]), head["preset"], v).copy().arrays
-    arrays["paths"][0, 0, 1, 0, 2, 0] ^= 1
+    arrays["data_paths"][0, 0, 1, 0] ^= 1
     return encode(head["kind"], head["preset"], head["shape"], arrays)
 
 
-def test_post_proof_kinds_prove_and_verify(make_engine, vanilla):
-    engine = make_engine()
-    inputs = {kind: vanilla(name) for kind, name in ((ProofKind.WINNING_POST, "winning-post-like"),
-                                                     (ProofKind.WINDOW_POST_PARTITION, "window-post-like"))}
+@pytest.fixture(scope="module")
+def post_engine(state_dir, filecoin_params):
+    """One engine for this module's PoSt tests (loading a circuit's parameters checks every point):
+    the session's 2 KiB test parameters, kernels on every core (circuits of 2^15 and 2^17 rows)."""
+    cfg = EngineConfig()
+    cfg.daemon.state_dir = str(state_dir)
+    cfg.circuits.presets = ["tiny"]
+    cfg.circuits.filecoin_params = str(filecoin_params)
+    cfg.gpus.backend = "cpu"
+    cfg.gpus.gpu_threads = 0
+    cfg.synthesis.kernel_threads = 0
+    engine = Engine(cfg).start()
+    yield engine
+    engine.shutdown(drain=False)
+
+
+def test_a_post_proof_kind_by_sector_size_proves_and_verifies(post_engine, filecoin_params):
+    """A WINDOW_POST_PARTITION request naming its sector size (no registered proof) goes to the 2 KiB
+    circuit at its kind's priority; the proof verifies; the job's phases add up inside its time."""
+    engine = post_engine
+    before = engine.status().completed
+    fields = request_fields("window", 3)
+    del fields["registered_proof"]
+    fields.update(proof_kind=ProofKind.WINDOW_POST_PARTITION, sector_size=2048)
     submitted = time.monotonic()
-    ids = {kind: engine.submit(ProofRequest(proof_kind=kind, sector_size=2048, vanilla_proof=v)).job_id
-           for kind, v in inputs.items()}
-    for kind, job_id in ids.items():
-        r = engine.await_job(job_id, TIMEOUT)
-        check(engine, r, inputs[kind])
-        assert r.proof_kind == kind and r.circuit_id.endswith("-post-like-tiny")
-        assert r.priority == (Priority.CRITICAL if kind == ProofKind.WINNING_POST else Priority.HIGH)
-        t = r.timings
-        assert t.synthesis_ms > 0 and t.prove_ms > 0
-        # one partition: queue, parameter load, synthesis and proving follow each other inside the job's
-        # time in the engine, which lies inside the time this test waited for it
-        assert t.queue_wait_ms + t.srs_load_ms + t.synthesis_ms + t.prove_ms <= t.total_ms + 1, t
-        assert t.total_ms <= (time.monotonic() - submitted) * 1e3 + 1, t
-    assert engine.status().completed == 2
+    r = engine.await_job(engine.submit(ProofRequest(**fields)).job_id, TIMEOUT)
+    assert r.state == JobState.COMPLETED, r.error
+    assert r.proof_kind == ProofKind.WINDOW_POST_PARTITION and r.circuit_id == "window-post-2KiB"
+    assert r.priority == Priority.HIGH
+    assert_post_proves(filecoin_params, r.circuit_id, fields, r.proof, r.public_inputs)
+    t = r.timings
+    assert t.synthesis_ms > 0 and t.prove_ms > 0
+    # one partition: queue, parameter load, synthesis and proving follow each other inside the job's
+    # time in the engine, which lies inside the time this test waited for it
+    assert t.queue_wait_ms + t.srs_load_ms + t.synthesis_ms + t.prove_ms <= t.total_ms + 1, t
+    assert t.total_ms <= (time.monotonic() - submitted) * 1e3 + 1, t
+    assert engine.status().completed == before + 1
 
 
 def prove_passes(engine, job_id: str) -> list[dict]:
@@ -80,9 +109,9 @@ def proofs_timed_in(engine, pass_: dict) -> set[int]:
 
 def test_full_batch_overflow_and_timeout_flush(make_engine, vanilla):
     engine = make_engine(scheduler__max_batch_size=2, scheduler__max_batch_wait_ms=300)
-    inputs = [vanilla("synthetic") for _ in range(3)]
+    inputs = [vanilla() for _ in range(3)]
     engine.pause()
-    ids = [engine.submit(req(v, "synthetic-tiny")).job_id for v in inputs]
+    ids = [engine.submit(req(v)).job_id for v in inputs]
     engine.pause(False)
     r = [engine.await_job(i, TIMEOUT) for i in ids]
     for x, v in zip(r, inputs):
@@ -109,8 +138,8 @@ def test_critical_job_behind_queued_normal_jobs_starts_first(make_engine, vanill
     engine.pause()
     inputs = {}
     for _ in range(3):
-        v = vanilla("window-post-like")
-        inputs[engine.submit(req(v, "window-post-like-tiny", priority=Priority.NORMAL)).job_id] = v
+        v = vanilla()
+        inputs[engine.submit(req(v, priority=Priority.NORMAL)).job_id] = v
     normal = list(inputs)
     v = vanilla()
     sub = engine.submit(req(v, priority=Priority.CRITICAL))
@@ -157,10 +186,10 @@ def test_malformed_input_fails_clearly_and_engine_keeps_serving(make_engine, van
     engine = make_engine()
     bad = engine.prove(req(b"not a vanilla proof at all"), TIMEOUT)
     assert bad.state == JobState.FAILED and "bad magic" in bad.error and bad.proof == b""
-    wrong = engine.prove(req(vanilla("window-post-like")), TIMEOUT)  # sent to the winning circuit
-    assert wrong.state == JobState.FAILED and "made for kind 'window-post-like'" in wrong.error
-    t = engine.prove(req(tampered(vanilla())), TIMEOUT)
-    assert t.state == JobState.FAILED and "do not satisfy the circuit" in t.error and t.proof == b""
+    wrong = engine.prove(req(synthetic.generate_vanilla("small")), TIMEOUT)  # sent to the tiny circuit
+    assert wrong.state == JobState.FAILED and "made for 340 instances" in wrong.error
+    t = engine.prove(req(wrong_statement(vanilla())), TIMEOUT)
+    assert t.state == JobState.FAILED and "does not match the seed" in t.error and t.proof == b""
     prove(engine, vanilla())
     with pytest.raises(UnknownCircuit):
         engine.submit(req(vanilla(), cid="nope"))
@@ -183,14 +212,15 @@ def test_failed_proving_is_retried_once_then_reported(make_engine, vanilla):
     engine = make_engine()
     attempts = []
 
-    def fail_first(item):
-        attempts.append(item.attempt)
-        if item.attempt == 0:
+    def fail_first(item):  # the first proving pass only (of the job's two partitions)
+        attempts.append((item.unit.partition, item.attempt))
+        if len(attempts) == 1:
             raise RuntimeError("injected device fault")
 
     engine.fault_injector = fail_first
     r = prove(engine, vanilla())
-    assert r.retries == 1 and attempts == [0, 1]
+    failed = attempts[0]
+    assert r.retries == 1 and sorted(attempts) == sorted([failed, (failed[0], 1), (1 - failed[0], 0)]), attempts
 
     def always(item):
         raise RuntimeError("injected device fault")
@@ -209,7 +239,7 @@ def test_out_of_memory_while_proving_is_retried_then_reported(make_engine, vanil
     engine = make_engine()
     engine.fault_injector = faults.parse("oom_once=oom-once,oom=oom-always")
     r = prove(engine, vanilla(), request_id="oom-once-1")
-    assert r.retries == 1
+    assert r.retries == 2  # each of its two partitions ran out once
     r = engine.prove(req(vanilla(), request_id="oom-always-1"), TIMEOUT)
     assert r.state == JobState.FAILED and r.proof == b""
     assert "after 2 attempt(s): out of memory on cpu:0" in r.error, r.error
@@ -231,14 +261,16 @@ def test_gpu_out_of_memory_fails_the_job_and_the_gpu_keeps_serving(make_engine, 
     prove(engine, vanilla())
 
 
-def test_witness_arrays_are_reused_across_partitions(make_engine, vanilla):
+def test_witness_arrays_are_reused_across_partitions(post_engine, filecoin_params):
     """Synthesis writes each witness into an array a proven partition gave back (no fresh pages for
     every partition): after a few jobs, arrays have been reused, and every proof still verifies
     (a reused array is overwritten whole, so no value of an earlier witness survives)."""
-    engine = make_engine()
-    inputs = [vanilla() for _ in range(3)]
-    for v in inputs:
-        prove(engine, v)
+    engine = post_engine
+    for seed in range(3):
+        fields = request_fields("window", 10 + seed)
+        r = engine.prove(ProofRequest(circuit_id="window-post-2KiB", **fields), TIMEOUT)
+        assert r.state == JobState.COMPLETED, r.error
+        assert_post_proves(filecoin_params, r.circuit_id, fields, r.proof, r.public_inputs)
     assert engine.witness_buffers.reused >= 1
     assert 0 < engine.witness_buffers.free_bytes()
 
@@ -256,7 +288,7 @@ def test_await_timeout_returns_the_current_state(make_engine, vanilla):
 
 def test_small_memory_budget_serializes_but_completes(make_engine, vanilla):
     engine = make_engine(memory__total_budget="400KiB", synthesis__threads=2)
-    inputs = {engine.submit(req(v, "synthetic-tiny")).job_id: v for v in [vanilla("synthetic") for _ in range(3)]}
+    inputs = {engine.submit(req(v)).job_id: v for v in [vanilla() for _ in range(3)]}
     for i, v in inputs.items():
         check(engine, engine.await_job(i, TIMEOUT), v)
     assert engine.budget.peak <= engine.budget.total
@@ -264,7 +296,7 @@ def test_small_memory_budget_serializes_but_completes(make_engine, vanilla):
 
 def test_parameters_preload_evict_and_in_use(make_engine, vanilla):
     engine = make_engine()
-    cid = "window-post-like-tiny"
+    cid = CID
     engine.evict(cid)
     assert engine.srs.tier(cid) == Tier.COLD
     already, _ = engine.preload(cid)
@@ -272,7 +304,7 @@ def test_parameters_preload_evict_and_in_use(make_engine, vanilla):
     assert engine.preload(cid)[0] is True
     entered, release = threading.Event(), threading.Event()
     engine.fault_injector = lambda item: (entered.set(), release.wait(TIMEOUT))
-    v = vanilla("window-post-like")
+    v = vanilla()
     job_id = engine.submit(req(v, cid)).job_id
     assert entered.wait(TIMEOUT)
     with pytest.raises(ParamsInUse):
@@ -293,8 +325,8 @@ def test_shutdown_finishes_running_jobs_and_cancels_queued(make_engine, vanilla)
         release.wait(TIMEOUT)
 
     engine.fault_injector = hold
-    v = vanilla("synthetic")
-    running = engine.submit(req(v, "synthetic-tiny")).job_id  # 2 partitions
+    v = vanilla()
+    running = engine.submit(req(v)).job_id  # 2 partitions
     assert entered.wait(TIMEOUT)
     engine.pause()
     queued = engine.submit(req(vanilla())).job_id
@@ -322,5 +354,6 @@ def test_gpu_engine_evaluates_rows_on_the_device(make_engine, vanilla):
     assert r.timings.synthesis_ms > 0 and r.timings.prove_ms > 0
     checked = make_engine(gpus__backend="cuda", synthesis__check_witness=True)
     prove(checked, vanilla())
-    t = checked.prove(req(tampered(vanilla())), TIMEOUT)
+    # a model's input that decodes but does not satisfy the circuit (a synthetic one fails earlier)
+    t = checked.prove(req(tampered(vanilla("porep-c2-like")), "porep-c2-like-tiny"), TIMEOUT)
     assert t.state == JobState.FAILED and "do not satisfy the circuit" in t.error and t.proof == b""

@@ -1,58 +1,38 @@
 """Filecoin PoSt through the engine from requests shaped as Curio sends them: proofs verify (arkworks,
-outside oracle) under the .vk `cuzk setup --kind` wrote by Filecoin's file name, against public inputs
-derived here from the randomness; bad vanilla proofs are refused at submit, naming sector and field."""
+outside oracle) under the .vk `cuzk setup --kind` wrote by Filecoin's file name (the session's
+`filecoin_params`), against public inputs derived from the randomness (post_requests.py); bad vanilla
+proofs are refused at submit, naming sector and field."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from groth16_oracle import R, read_vk, verify_job, verify_one
+from post_requests import request_fields, statement as _statement
 
 from cuzk.circuits.filecoin import post_kind
 from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
 from cuzk.engine.errors import InvalidRequest
 from cuzk.engine.types import JobState, Priority, ProofKind, ProofRequest
-from cuzk.formats.filecoin.post_request import sample_request
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "filecoin"))
-from post_oracle import post_public_inputs  # noqa: E402
 
 TIMEOUT = 900
 KINDS = {"window": ProofKind.WINDOW_POST_PARTITION, "winning": ProofKind.WINNING_POST}
 
 
-@pytest.fixture(scope="module")
-def filecoin_params(tmp_path_factory):
-    """Test parameters for both 2 KiB PoSt circuits, written by the command a user runs."""
-    d = tmp_path_factory.mktemp("filecoin-params")
-    for kind in ("window-post", "winning-post"):
-        r = subprocess.run([sys.executable, "-m", "cuzk", "setup", "--kind", kind, "--sector-size", "2KiB",
-                            "--params-dir", str(d), "--backend", "cpu"], capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
-    return d
-
-
 def request(kind: str, seed: int, **over) -> ProofRequest:
-    fields = sample_request(post_config_for(kind, SECTOR_SIZES["2KiB"]), seed)
-    fields.update(over)
+    fields = request_fields(kind, seed, **over)
     fields["proof_kind"] = KINDS[kind]
     return ProofRequest(**fields)
 
 
 def statement(kind: str, req: ProofRequest) -> list[int]:
-    """The public inputs a verifier derives: from the randomness, the sector ids and comm_r in the
-    proofs' own bytes (bincode: sector_id u64 then comm_r [32] lead each FallbackPoStSectorProof)."""
-    cfg = post_config_for(kind, SECTOR_SIZES["2KiB"])
-    sectors = [(int.from_bytes(v[:8], "little"), bytes(v[8:40])) for v in req.vanilla_proofs]
-    return post_public_inputs(req.randomness, sectors, cfg.sectors_per_partition, cfg.challenges_per_sector,
-                              cfg.nodes, api=cfg.api_version, unroll=66 if kind == "winning" else 0)
+    """The public inputs a verifier derives (post_requests.statement: from the randomness, the sector
+    ids and comm_r in the proofs' own bytes)."""
+    return _statement(kind, {"vanilla_proofs": req.vanilla_proofs, "randomness": req.randomness})
 
 
 def test_curio_requests_prove_and_verify(make_engine, filecoin_params):
-    engine = make_engine(circuits__filecoin_params=str(filecoin_params))
+    engine = make_engine(circuits__filecoin_params=str(filecoin_params), gpus__gpu_threads=0,
+                         synthesis__kernel_threads=0)
     reqs = {kind: request(kind, seed) for seed, kind in enumerate(KINDS)}
     ids = {kind: engine.submit(r).job_id for kind, r in reqs.items()}
     for kind, job_id in ids.items():
@@ -69,7 +49,8 @@ def test_curio_requests_prove_and_verify(make_engine, filecoin_params):
 
 
 def test_bad_vanilla_proofs_are_refused_at_submit(make_engine, filecoin_params):
-    engine = make_engine(circuits__filecoin_params=str(filecoin_params))
+    engine = make_engine(circuits__filecoin_params=str(filecoin_params), gpus__gpu_threads=0,
+                         synthesis__kernel_threads=0)
     good = request("window", 7)
     leaf_flipped = bytearray(good.vanilla_proofs[1])
     sector = int.from_bytes(leaf_flipped[:8], "little")

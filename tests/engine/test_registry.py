@@ -19,11 +19,13 @@ def cid(registry, **kw):
     return registry.resolve(ProofRequest(**kw)).circuit_id
 
 
-def test_proof_kinds_map_to_the_workload_kinds_by_sector_size(registry):
+def test_proof_kinds_map_to_the_circuits_by_sector_size(registry):
     assert cid(registry, proof_kind=ProofKind.POREP_SEAL_COMMIT) == "porep-c2-like-tiny"
     assert cid(registry, proof_kind=ProofKind.SNAP_DEALS_UPDATE, sector_size=8 << 20) == "snap-like-small"
-    assert cid(registry, proof_kind=ProofKind.WINDOW_POST_PARTITION, registered_proof=12) == "window-post-like-medium"
-    assert cid(registry, proof_kind=ProofKind.WINNING_POST, sector_size=2048) == "winning-post-like-tiny"
+    # Filecoin's PoSt: by Go's abi.RegisteredPoStProof (12 = StackedDrgWindow512MiBV1_1), or sector size
+    assert cid(registry, proof_kind=ProofKind.WINDOW_POST_PARTITION, registered_proof=12) == "window-post-512MiB"
+    assert cid(registry, proof_kind=ProofKind.WINNING_POST, sector_size=2048) == "winning-post-2KiB"
+    assert cid(registry, proof_kind=ProofKind.WINNING_POST, registered_proof=3) == "winning-post-32GiB"
     spec = registry.resolve(ProofRequest(proof_kind=ProofKind.POREP_SEAL_COMMIT))
     assert (spec.num_partitions, spec.batchable, spec.default_priority.name) == (10, True, "NORMAL")
     assert registry.resolve(ProofRequest(proof_kind=ProofKind.SNAP_DEALS_UPDATE)).num_partitions == 16
@@ -31,17 +33,34 @@ def test_proof_kinds_map_to_the_workload_kinds_by_sector_size(registry):
 
 def test_circuit_ids_and_names(registry):
     assert cid(registry, circuit_id="snap-like-medium") == "snap-like-medium"
-    assert cid(registry, circuit_id="winning-post-like", sector_size=512 << 20) == "winning-post-like-medium"
-    assert registry.lookup("winning-post", "small").circuit_id == "winning-post-like-small"
+    assert cid(registry, circuit_id="winning-post", sector_size=512 << 20) == "winning-post-512MiB"
+    assert cid(registry, circuit_id="snap-like", sector_size=512 << 20) == "snap-like-medium"
+    assert registry.lookup("winning-post", "8MiB").circuit_id == "winning-post-8MiB"
+    assert registry.lookup("WINDOW_POST_PARTITION", "32GiB").circuit_id == "window-post-32GiB"
     assert registry.lookup("porep-c2-like").circuit_id == "porep-c2-like-tiny"
+    assert registry.presets("window-post")[0] == "2KiB" and registry.presets("porep")[0] == "tiny"
+    assert registry.presets("window-post-2KiB") == [] and registry.presets("nope") == []
     with pytest.raises(UnknownCircuit, match="proves WINNING_POST, not POREP_SEAL_COMMIT"):
-        registry.resolve(ProofRequest(circuit_id="winning-post-like-tiny", proof_kind=ProofKind.POREP_SEAL_COMMIT))
+        registry.resolve(ProofRequest(circuit_id="winning-post-2KiB", proof_kind=ProofKind.POREP_SEAL_COMMIT))
 
 
 def test_unknown_sizes_and_unserved_presets_are_clear(registry):
     with pytest.raises(UnknownCircuit, match="no preset for sector size 12345"):
+        registry.resolve(ProofRequest(proof_kind=ProofKind.SNAP_DEALS_UPDATE, sector_size=12345))
+    with pytest.raises(UnknownCircuit, match="no Filecoin PoSt for 12345 bytes"):
         registry.resolve(ProofRequest(proof_kind=ProofKind.WINNING_POST, sector_size=12345))
     with pytest.raises(UnknownCircuit, match="at preset '32g'"):
         registry.resolve(ProofRequest(proof_kind=ProofKind.POREP_SEAL_COMMIT, sector_size=32 << 30))
     with pytest.raises(UnknownCircuit, match="unknown circuit 'synthetic-tiny'"):  # only when configured
         registry.resolve(ProofRequest(circuit_id="synthetic-tiny"))
+
+
+def test_request_fields_name_their_proof_kind(registry):
+    """A request's fields as CircuitSpec.sample_request gives them name the proof kind (as gRPC's enum
+    names it); the request takes the name, and the registry routes it like the number."""
+    fields = registry.get("winning-post-2KiB").sample_request(1)
+    assert fields["proof_kind"] == "WINNING_POST" and "vanilla_proof" not in fields
+    req = ProofRequest(**fields)
+    assert req.proof_kind is ProofKind.WINNING_POST and registry.resolve(req).circuit_id == "winning-post-2KiB"
+    assert ProofRequest(proof_kind="window-post").proof_kind is ProofKind.WINDOW_POST_PARTITION
+    assert registry.get("porep-c2-like-tiny").sample_request(1).keys() == {"vanilla_proof"}

@@ -25,13 +25,16 @@ def test_bench_prove_rejects_bad_sizes(capsys):
 
 
 def test_bench_prove_a_workload_kind_proves_its_partition(tmp_path, capsys):
+    """Filecoin's 2 KiB WindowPoSt circuit, from a Curio-shaped request over random sectors."""
     out = tmp_path / "prove.json"
-    assert main(["bench", "prove", "--backend", "cpu", "--kind", "winning-post-like", "--preset", "tiny",
+    assert main(["bench", "prove", "--backend", "cpu", "--kind", "window-post", "--sector-size", "2KiB",
                  "--repeat", "1", "--json", str(out)]) == 0
     (rec,) = json.loads(out.read_text())
-    from cuzk.circuits import get_kind
+    from cuzk.circuits.filecoin.post_circuit import counts
+    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
 
-    assert rec["circuit"] == "winning-post-like-tiny"
-    assert rec["rows"] == get_kind("winning-post-like").counts("tiny").rows  # the kind's circuit, not SHA-256
+    n = counts(post_config_for("window", SECTOR_SIZES["2KiB"]))
+    assert rec["circuit"] == "window-post-2KiB"
+    assert rec["rows"] == n.constraints + n.inputs  # the kind's circuit, not SHA-256
     assert rec["verified"] is True
-    assert "winning-post-like-tiny partition 0" in capsys.readouterr().out
+    assert "window-post-2KiB (2 sector(s))" in capsys.readouterr().out

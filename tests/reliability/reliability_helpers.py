@@ -5,17 +5,18 @@ from __future__ import annotations
 import socket
 import time
 
-from cuzk.circuits import get_kind
 from cuzk.engine import Engine, EngineConfig
-from cuzk.formats.vanilla import generate_vanilla
+from cuzk.engine.catalog import synthetic
 from cuzk.proto import proving_pb2 as pb
 
 WAIT_MS = 600_000  # generous: a cold CI run compiles kernels inside the daemon first
 TERMINAL = (pb.JOB_COMPLETED, pb.JOB_FAILED, pb.JOB_CANCELLED)
+CID = "synthetic-tiny"  # the engine mechanics' circuit: two partitions, parameters made in milliseconds
 
 
-def vanilla(seed: int | None = None, kind: str = "winning-post-like") -> bytes:
-    return generate_vanilla(get_kind(kind), "tiny", seed)
+def vanilla(seed: int | None = None) -> bytes:
+    """A valid input of synthetic-tiny (the same seed, the same bytes)."""
+    return synthetic.generate_vanilla("tiny", seed)
 
 
 def engine_config(state_dir, param_dir, **settings) -> EngineConfig:
@@ -23,6 +24,7 @@ def engine_config(state_dir, param_dir, **settings) -> EngineConfig:
     cfg.daemon.state_dir = str(state_dir)
     cfg.srs.param_cache = str(param_dir)
     cfg.circuits.presets = ["tiny"]
+    cfg.circuits.synthetic = True
     cfg.gpus.backend = "cpu"
     cfg.gpus.gpu_threads = 1
     for dotted, value in settings.items():

@@ -114,7 +114,7 @@ def test_wrong_or_missing_token_is_unauthenticated(engine):
                 code, details = _code(c.status)
                 assert code == grpc.StatusCode.UNAUTHENTICATED
                 assert ("missing" if not token else "wrong") in details
-                code, _ = _code(lambda: c.submit(circuit_id="winning-post-like-tiny", vanilla_proof=b"x"))
+                code, _ = _code(lambda: c.submit(circuit_id="synthetic-tiny", vanilla_proof=b"x"))
                 assert code == grpc.StatusCode.UNAUTHENTICATED
         assert engine.store.active() == [] and engine.store.counts() == {}  # nothing got through
         with ProvingClient(addr, token=TOKEN) as c:

@@ -1,4 +1,4 @@
-"""Bounded chaos (issue 9 item 3): one daemon (tiny winning-post-like proofs) takes a mix of valid
+"""Bounded chaos (issue 9 item 3): one daemon (synthetic-tiny proofs, two partitions each) takes a mix of valid
 and malformed jobs, cancellations, duplicate request_ids, clients that vanish mid-await, a prover
 worker that raises inside a job (once, and always), one whose thread dies, and a SIGKILL followed by
 a restart on the same state directory; then a second round of the same mix.
@@ -23,7 +23,7 @@ import grpc
 import pytest
 from daemon_helpers import Daemon
 from groth16_oracle import assert_proves
-from reliability_helpers import WAIT_MS, vanilla, wait_state
+from reliability_helpers import CID, WAIT_MS, vanilla, wait_state
 
 from cuzk.proto import proving_pb2 as pb
 from cuzk.server.client import ProvingClient
@@ -48,7 +48,7 @@ class Ledger:
 
     def submit(self, c, rid: str, data: bytes, expect: set) -> str:
         self.sent += 1
-        r = c.submit(request_id=rid, proof_kind=pb.WINNING_POST, vanilla_proof=data)
+        r = c.submit(request_id=rid, circuit_id=CID, vanilla_proof=data)
         assert r.job_id == rid and not r.duplicate
         self.expect[rid], self.inputs[rid] = expect, data
         return rid
@@ -72,7 +72,7 @@ def chaos_round(d: Daemon, L: Ledger, tag: str) -> None:
             rid = f"{tag}v-{i}"
             L.sent += 1
             L.duplicates_sent += 1
-            r = c.submit(request_id=rid, proof_kind=pb.WINNING_POST, vanilla_proof=L.inputs[rid])
+            r = c.submit(request_id=rid, circuit_id=CID, vanilla_proof=L.inputs[rid])
             assert r.duplicate and r.job_id == rid
         for fields in ({"circuit_id": "nope"}, {"proof_kind": 9}):  # refused: never accepted
             L.sent += 1
@@ -104,7 +104,7 @@ def test_chaos(tmp_path, param_dir):
     try:
         d.start()
         with d.client() as c:  # warm-up: parameters and kernels
-            assert c.prove(proof_kind=pb.WINNING_POST, vanilla_proof=vanilla(1), timeout_ms=WAIT_MS).status == 1
+            assert c.prove(circuit_id=CID, vanilla_proof=vanilla(1), timeout_ms=WAIT_MS).status == 1
         chaos_round(d, L, "a")
         settle(d, L, final)
         with d.client() as c:  # then a crash with one job proving and four queued
@@ -126,12 +126,12 @@ def test_chaos(tmp_path, param_dir):
         settle(d, L, final)
         with d.client() as c:
             end = c.status()
-            ok = c.prove(proof_kind=pb.WINNING_POST, vanilla_proof=vanilla(2), timeout_ms=WAIT_MS)
+            ok = c.prove(circuit_id=CID, vanilla_proof=vanilla(2), timeout_ms=WAIT_MS)
             assert ok.status == 1  # still serving
             for rid, (state, proof) in final.items():  # each proves its own request (outside oracle, .vk on disk)
                 if state == DONE:
                     r = c.await_proof(rid, WAIT_MS)
-                    assert_proves(param_dir, "winning-post-like-tiny", L.inputs[rid], proof,
+                    assert_proves(param_dir, CID, L.inputs[rid], proof,
                                   public_inputs_from_proto(r))
         assert d.terminate(300) == 0
     finally:

@@ -7,7 +7,7 @@ import sqlite3
 
 from daemon_helpers import Daemon
 from groth16_oracle import assert_proves
-from reliability_helpers import WAIT_MS, vanilla, wait_state
+from reliability_helpers import CID, WAIT_MS, vanilla, wait_state
 
 from cuzk.proto import proving_pb2 as pb
 from cuzk.server.convert import public_inputs_from_proto
@@ -21,14 +21,14 @@ def test_sigkill_then_restart_resumes_and_keeps_outcomes(tmp_path, param_dir):
     try:
         d.start()
         with d.client() as c:
-            before = c.prove(request_id="done-1", proof_kind=pb.WINNING_POST, vanilla_proof=inputs["done-1"],
+            before = c.prove(request_id="done-1", circuit_id=CID, vanilla_proof=inputs["done-1"],
                              timeout_ms=WAIT_MS)
             assert before.status == S.COMPLETED
-            c.submit(request_id="slow-1", proof_kind=pb.WINNING_POST, vanilla_proof=inputs["slow-1"])
+            c.submit(request_id="slow-1", circuit_id=CID, vanilla_proof=inputs["slow-1"])
             wait_state(c, "slow-1", (pb.JOB_PROVING,))
             c.pause(True)
             for i in range(3):
-                c.submit(request_id=f"q-{i}", proof_kind=pb.WINNING_POST, vanilla_proof=inputs[f"q-{i}"])
+                c.submit(request_id=f"q-{i}", circuit_id=CID, vanilla_proof=inputs[f"q-{i}"])
         d.kill()  # SIGKILL: no drain, nothing flushed but what the journal already committed
 
         d.start()  # same config, same state dir
@@ -36,10 +36,10 @@ def test_sigkill_then_restart_resumes_and_keeps_outcomes(tmp_path, param_dir):
             for jid, v in inputs.items():  # each proves its own request's statement (outside oracle, .vk on disk)
                 r = c.await_proof(jid, WAIT_MS)
                 assert r.status == S.COMPLETED, (jid, r.error_message)
-                assert_proves(param_dir, "winning-post-like-tiny", v, r.proof, public_inputs_from_proto(r))
+                assert_proves(param_dir, CID, v, r.proof, public_inputs_from_proto(r))
             assert c.await_proof("done-1", WAIT_MS).proof == before.proof  # the outcome, kept
             for jid, v in inputs.items():  # a request_id still names the same job
-                dup = c.submit(request_id=jid, proof_kind=pb.WINNING_POST, vanilla_proof=v)
+                dup = c.submit(request_id=jid, circuit_id=CID, vanilla_proof=v)
                 assert dup.duplicate and dup.job_id == jid
             assert c.status().total_proofs_completed == 4  # this run proved the four unfinished jobs, once each
         assert "resumed 4 unfinished job(s) (1 interrupted while running), 1 finished" in d.log_text(100_000)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from reliability_helpers import engine_config, vanilla, wait_until
+from reliability_helpers import CID, engine_config, vanilla, wait_until
 
-from cuzk.engine import Engine, JobState, ProofKind, ProofRequest
+from cuzk.engine import Engine, JobState, ProofRequest
 from cuzk.engine.pipeline import faults
 from cuzk.engine.catalog.served import build_registry
 from cuzk.engine.errors import WorkerDeath
@@ -19,19 +19,21 @@ def _alive(threads):
 
 def test_prover_worker_death_is_retried_then_failed(tmp_path, param_dir):
     engine = Engine(engine_config(tmp_path, param_dir)).start()
-    engine.fault_injector = faults.parse("die_once=crash-,die=doom-")
+    rules = faults.parse("die_once=crash-,die=doom-")
+    # on each job's first partition only (synthetic-tiny has two): one dying pass per attempt
+    engine.fault_injector = lambda item: rules(item) if item.unit.partition == 0 else None
     try:
         provers = _alive(engine._threads)
-        crash = engine.prove(ProofRequest(proof_kind=ProofKind.WINNING_POST, request_id="crash-1",
-                                          vanilla_proof=vanilla(1)), timeout=600)
+        crash = engine.prove(ProofRequest(circuit_id=CID, request_id="crash-1", vanilla_proof=vanilla(1)),
+                             timeout=600)
         assert crash.state == JobState.COMPLETED and crash.retries == 1  # the replacement proved it
-        doom = engine.prove(ProofRequest(proof_kind=ProofKind.WINNING_POST, request_id="doom-1",
-                                         vanilla_proof=vanilla(2)), timeout=600)
+        doom = engine.prove(ProofRequest(circuit_id=CID, request_id="doom-1", vanilla_proof=vanilla(2)),
+                            timeout=600)
         assert doom.state == JobState.FAILED and doom.retries == 1
         assert "after 2 attempt(s): the prover worker died (WorkerDeath" in doom.error
         wait_until(lambda: engine.worker_restarts == 3, what="three replacements")  # the job ends first
         wait_until(lambda: _alive(engine._threads) == provers, what="every prover worker replaced")
-        ok = engine.prove(ProofRequest(proof_kind=ProofKind.WINNING_POST, vanilla_proof=vanilla(3)), timeout=600)
+        ok = engine.prove(ProofRequest(circuit_id=CID, vanilla_proof=vanilla(3)), timeout=600)
         assert ok.state == JobState.COMPLETED
     finally:
         engine.shutdown(drain=False)
@@ -40,7 +42,7 @@ def test_prover_worker_death_is_retried_then_failed(tmp_path, param_dir):
 def test_synthesis_worker_death_is_retried_once(tmp_path, param_dir):
     cfg = engine_config(tmp_path, param_dir)
     registry = build_registry(cfg)
-    real = registry.get("winning-post-like-tiny")
+    real = registry.get(CID)
     deaths = {"once": 0, "always": 0}
 
     def dying_parse(which):

@@ -159,9 +159,9 @@ def test_fuzz_vanilla():
     from cuzk.circuits import KINDS
     from cuzk.formats.vanilla import parse_vanilla
 
-    kind = KINDS["winning-post-like"]
+    kind = KINDS["snap-like"]
     data = parse_vanilla(kind, "tiny", S.vanilla()[1])
-    assert kind.public_inputs("tiny", data) == [kind.witness("tiny", data, 0)[1]]
+    assert kind.public_inputs("tiny", data)[0] == kind.witness("tiny", data, 0)[1]
     _smoke("vanilla")
 
 
@@ -198,6 +198,8 @@ def test_fuzz_grpc_request():
 
     req = convert.request_from_proto(pb.SubmitProofRequest.FromString(S.grpc_request()[0]))
     assert req.request_id == "job-1" and int(req.proof_kind) == 4 and len(req.randomness) == 32
+    assert len(req.vanilla_proofs) == 1 and req.registered_proof == 0  # Curio's WinningPoSt 2 KiB request
+    assert all(run_one("grpc_request", seed) for seed in S.grpc_request())  # every seed routes and parses
     _smoke("grpc_request")
 
 

@@ -83,7 +83,7 @@ def test_vanilla_header_that_is_not_an_object(header, words):
     from cuzk.formats.vanilla import parse_vanilla
 
     with pytest.raises(FormatError, match=words):
-        parse_vanilla(KINDS["winning-post-like"], "tiny", _container(header))
+        parse_vanilla(KINDS["porep-c2-like"], "tiny", _container(header))
 
 
 def test_vanilla_array_table_of_the_wrong_types():
@@ -92,7 +92,7 @@ def test_vanilla_array_table_of_the_wrong_types():
     from cuzk.circuits import KINDS
     from cuzk.formats.vanilla import parse_vanilla
 
-    kind = KINDS["winning-post-like"]
+    kind = KINDS["snap-like"]
     good = S.vanilla()[1]
     head = json.loads(good[12:12 + int.from_bytes(good[8:12], "little")])
     for arrays, words in (([1, 2], "header field 'arrays': expected a list of objects"),

@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from reliability_helpers import make_engine, vanilla
+from post_requests import CIRCUITS, assert_post_proves, request_fields
+from reliability_helpers import CID, make_engine, vanilla
 
 from cuzk.engine import JobState, ProofKind, ProofRequest
 from cuzk.engine.jobs.job import Job
@@ -70,32 +71,42 @@ def test_rows_outcomes_and_retention(tmp_path):
         j.close()
 
 
-def test_restart_resumes_queued_jobs_and_keeps_outcomes(tmp_path, param_dir):
+def test_restart_resumes_queued_jobs_and_keeps_outcomes(tmp_path, param_dir, filecoin_params):
+    """Among the queued jobs a WindowPoSt request as Curio sends it: its vanilla proofs, randomness and
+    registered proof come back from the journal, and its proof verifies (outside oracle)."""
     state = tmp_path / "state"
+    post = request_fields("window", 41)
 
     def store():
         return JournalingJobStore(Journal(state), 3600, 100)
 
-    a = make_engine(state, param_dir, store=store())
-    done = a.prove(ProofRequest(proof_kind=ProofKind.WINNING_POST, request_id="done", vanilla_proof=vanilla(1)),
-                   timeout=600)
+    def engine():
+        return make_engine(state, param_dir, store=store(), circuits__filecoin_params=str(filecoin_params),
+                           synthesis__kernel_threads=0)
+
+    a = engine()
+    done = a.prove(ProofRequest(circuit_id=CID, request_id="done", vanilla_proof=vanilla(1)), timeout=600)
     assert done.state == JobState.COMPLETED
     a.pause(True)
-    queued = [a.submit(ProofRequest(proof_kind=ProofKind.WINNING_POST, request_id=f"q{i}",
-                                    vanilla_proof=vanilla(10 + i))).job_id for i in range(3)]
+    queued = [a.submit(ProofRequest(circuit_id=CID, request_id=f"q{i}", vanilla_proof=vanilla(10 + i))).job_id
+              for i in range(3)]
+    queued.append(a.submit(ProofRequest(request_id="qpost", **post)).job_id)
     a.store.close()  # the "crash": from here on nothing reaches the journal
     a.shutdown(drain=False)
 
-    b = make_engine(state, param_dir, store=store())
+    b = engine()
     try:
-        assert b.recovered == {"resumed": 3, "interrupted": 0, "finished": 1, "failed": 0}
+        assert b.recovered == {"resumed": 4, "interrupted": 0, "finished": 1, "failed": 0}
         for jid in queued:
             assert b.await_job(jid, timeout=600).state == JobState.COMPLETED
+        r = b.await_job("qpost", timeout=0)
+        assert r.circuit_id == CIRCUITS["window"]
+        assert_post_proves(filecoin_params, r.circuit_id, post, r.proof, r.public_inputs)
         again = b.await_job("done", timeout=0)
         assert again.state == JobState.COMPLETED and again.proof == done.proof
-        dup = b.submit(ProofRequest(proof_kind=ProofKind.WINNING_POST, request_id="q0", vanilla_proof=vanilla(10)))
+        dup = b.submit(ProofRequest(circuit_id=CID, request_id="q0", vanilla_proof=vanilla(10)))
         assert dup.duplicate and dup.job_id == "q0"
-        fresh = b.submit(ProofRequest(proof_kind=ProofKind.WINNING_POST, vanilla_proof=vanilla(20)))
+        fresh = b.submit(ProofRequest(circuit_id=CID, vanilla_proof=vanilla(20)))
         assert b.job(fresh.job_id).seq > max(b.job(j).seq for j in queued)  # numbering continues
         assert b.await_job(fresh.job_id, timeout=600).state == JobState.COMPLETED
     finally:

@@ -9,9 +9,9 @@ import time
 
 import grpc
 import pytest
-from reliability_helpers import make_engine, vanilla, wait_until
+from reliability_helpers import CID, make_engine, vanilla, wait_until
 
-from cuzk.engine import JobState, ProofKind, ProofRequest
+from cuzk.engine import JobState, ProofRequest
 from cuzk.engine.pipeline import faults
 from cuzk.proto import proving_pb2 as pb
 from cuzk.server.client import ProvingClient
@@ -50,7 +50,7 @@ def test_queue_limits_per_priority_and_client_and_request_size(tmp_path, param_d
     try:
         with ProvingClient(addr, client_id="a") as a, ProvingClient(addr, client_id="b") as b:
             def sub(c, prio, seed, **kw):
-                return c.submit(proof_kind=pb.WINNING_POST, priority=prio, vanilla_proof=vanilla(seed), **kw)
+                return c.submit(circuit_id=CID, priority=prio, vanilla_proof=vanilla(seed), **kw)
 
             first = sub(a, pb.NORMAL, 1, request_id="a-1")
             sub(a, pb.NORMAL, 2)
@@ -66,7 +66,7 @@ def test_queue_limits_per_priority_and_client_and_request_size(tmp_path, param_d
             sub(a, pb.NORMAL, 7)  # room again
             with ProvingClient(addr) as anon:  # no client id: the peer ("unix")
                 sub(anon, pb.LOW, 8)
-            msg = _refused(lambda: a.submit(proof_kind=pb.WINNING_POST, vanilla_proof=b"\x00" * (100 << 10)))
+            msg = _refused(lambda: a.submit(circuit_id=CID, vanilla_proof=b"\x00" * (100 << 10)))
             assert "larger than max" in msg.lower() or "message" in msg.lower()
             assert {j.client for j in engine.store.active()} == {"id:a", "id:b", "unix"}
     finally:
@@ -74,11 +74,11 @@ def test_queue_limits_per_priority_and_client_and_request_size(tmp_path, param_d
 
 
 def test_a_job_larger_than_the_budget_is_refused_at_submit(tmp_path, param_dir, served):
-    engine = make_engine(tmp_path / "st", param_dir, memory__total_budget="64KiB")
+    engine = make_engine(tmp_path / "st", param_dir, memory__total_budget="16KiB")
     try:
         with ProvingClient(served(engine)) as c:
-            msg = _refused(lambda: c.submit(proof_kind=pb.WINNING_POST, vanilla_proof=vanilla(1)))
-        assert "winning-post-like-tiny" in msg and "memory.total_budget" in msg and "64.0 KiB" in msg
+            msg = _refused(lambda: c.submit(circuit_id=CID, vanilla_proof=vanilla(1)))
+        assert CID in msg and "memory.total_budget" in msg and "16.0 KiB" in msg
         assert engine.store.active() == []  # nothing was accepted
     finally:
         engine.shutdown(drain=False)
@@ -87,9 +87,9 @@ def test_a_job_larger_than_the_budget_is_refused_at_submit(tmp_path, param_dir, 
 def test_budget_never_exceeded_under_load(tmp_path, param_dir):
     probe = make_engine(tmp_path / "probe", param_dir)
     try:
-        probe.preload("winning-post-like-tiny")
+        probe.preload(CID)
         hot = probe.srs.hot_bytes()
-        per_job = probe.registry.get("winning-post-like-tiny").working_bytes()
+        per_job = probe.registry.get(CID).working_bytes()  # one partition's
     finally:
         probe.shutdown(drain=False)
     total = hot + 2 * per_job + per_job // 2  # parameters plus two jobs' working sets
@@ -111,9 +111,9 @@ def test_budget_never_exceeded_under_load(tmp_path, param_dir):
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     try:
-        held = [engine.submit(ProofRequest(proof_kind=ProofKind.WINNING_POST, request_id=f"hold-{i}",
+        held = [engine.submit(ProofRequest(circuit_id=CID, request_id=f"hold-{i}",
                                            vanilla_proof=vanilla(100 + i))).job_id for i in range(2)]
-        rest = [engine.submit(ProofRequest(proof_kind=ProofKind.WINNING_POST, vanilla_proof=vanilla(200 + i))).job_id
+        rest = [engine.submit(ProofRequest(circuit_id=CID, vanilla_proof=vanilla(200 + i))).job_id
                 for i in range(8)]
         # the two held jobs fill the budget: the next synthesis must wait (backpressure), not overshoot
         wait_until(lambda: budget.waiting >= 1, what="a synthesis waiting for memory")

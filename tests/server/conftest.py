@@ -1,4 +1,5 @@
-"""One shared daemon for most tests; parameters generated once per session."""
+"""One shared daemon for most tests; parameters generated once per session (Filecoin's PoSt circuits:
+the session's test parameters, tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -25,11 +26,11 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def daemon(tmp_path_factory, param_dir):
+def daemon(tmp_path_factory, param_dir, filecoin_params):
     port = free_port()
     d = Daemon(tmp_path_factory.mktemp("daemon"), param_dir, daemon_settings=f'metrics_listen = "127.0.0.1:{port}"',
-               settings="[scheduler]\nmax_batch_size = 2\nmax_batch_wait_ms = 300\n",
-               faults="hold=hold-,fail=fail-")
+               settings="[scheduler]\nmax_batch_size = 2\nmax_batch_wait_ms = 300\n[synthesis]\nkernel_threads = 0\n",
+               faults="hold=hold-,fail=fail-", filecoin_params=filecoin_params)
     d.metrics_url = f"http://127.0.0.1:{port}/metrics"
     d.start()
     yield d

@@ -1,4 +1,5 @@
-"""A test daemon: `cuzk daemon` as a subprocess on the tiny built-in workloads and the synthetic circuit."""
+"""A test daemon: `cuzk daemon` as a subprocess on the tiny built-in workloads and the synthetic circuit,
+and Filecoin's PoSt circuits when given the session's test parameters (`filecoin_params`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from cuzk.server.local_daemon import LocalDaemon
 
 
 class Daemon(LocalDaemon):
-    def __init__(self, workdir: Path, param_dir: Path, settings: str = "", faults: str = "", daemon_settings: str = ""):
+    def __init__(self, workdir: Path, param_dir: Path, settings: str = "", faults: str = "", daemon_settings: str = "",
+                 filecoin_params: Path | None = None):
         super().__init__(workdir, f"""shutdown_timeout = "5m"
 {daemon_settings}
 [gpus]
@@ -19,5 +21,6 @@ param_cache = "{param_dir}"
 [circuits]
 presets = ["tiny"]
 synthetic = true
+filecoin_params = "{filecoin_params or ''}"
 {settings}
 """, env={"CUZK_FAULTS": faults} if faults else None)

@@ -135,15 +135,12 @@ def test_errors_and_the_daemon_keeps_proving(daemon, param_dir, srs_file, jobs, 
         srs = str(srs_file)
         assert code_of(lambda: c.aggregate(job_ids=ids + ["no-such-job"], srs_path=srs)) == grpc.StatusCode.NOT_FOUND
         v = synthetic.generate_vanilla("tiny")
-        from cuzk.circuits import get_kind
-        from cuzk.formats.vanilla import generate_vanilla
-
-        w = generate_vanilla(get_kind("winning-post-like"), "tiny")
-        other = c.prove(proof_kind=pb.WINNING_POST, vanilla_proof=w, timeout_ms=WAIT_MS)
+        w = synthetic.generate_vanilla("small")  # a job of another circuit
+        other = c.prove(circuit_id="synthetic-small", vanilla_proof=w, timeout_ms=WAIT_MS)
         assert other.status == S.COMPLETED, other.error_message
         assert code_of(lambda: c.aggregate(job_ids=ids + [other.job_id], srs_path=srs)) == \
             grpc.StatusCode.INVALID_ARGUMENT
-        assert code_of(lambda: c.aggregate(job_ids=ids, srs_path=srs, circuit_id="winning-post-like-tiny")) == \
+        assert code_of(lambda: c.aggregate(job_ids=ids, srs_path=srs, circuit_id="synthetic-small")) == \
             grpc.StatusCode.INVALID_ARGUMENT
         assert c.pause(True)
         try:

@@ -1,5 +1,6 @@
-"""The daemon over gRPC (issue 6, "Done when"): a subprocess on a unix socket; the tiny PoSt
-workloads (real circuits, cheap) and the synthetic circuit (batching, partitions)."""
+"""The daemon over gRPC (issue 6, "Done when"): a subprocess on a unix socket; Filecoin's 2 KiB
+WindowPoSt from requests as Curio sends them (real circuit, test parameters) and the synthetic
+circuit (batching, partitions, cancel, retries, the mechanics)."""
 
 from __future__ import annotations
 
@@ -12,27 +13,33 @@ import grpc
 import pytest
 from daemon_helpers import Daemon
 from groth16_oracle import assert_proves, vk_file, vk_file_points
+from post_requests import CIRCUITS, assert_post_proves, request_fields, vk_path
 
-from cuzk.circuits import get_kind
 from cuzk.engine.catalog import synthetic
-from cuzk.formats.vanilla import generate_vanilla
 from cuzk.proto import proving_pb2 as pb
 from cuzk.server.convert import public_inputs_from_proto
 
 WAIT_MS = 900_000  # a cold CI run compiles the kernels inside the daemon first
 S = pb.AwaitProofResponse
+SYN = "synthetic-tiny"
+WINDOW = CIRCUITS["window"]
 
 
-def vanilla(kind="winning-post-like"):
-    if kind == synthetic.FAMILY:
-        return synthetic.generate_vanilla("tiny")
-    return generate_vanilla(get_kind(kind), "tiny")
+def vanilla():
+    return synthetic.generate_vanilla("tiny")
 
 
 def verified(param_dir, r, v: bytes) -> bool:
     """The proof verifies (outside oracle) against the statement of the vanilla proof `v` under the
     .vk the daemon generated, and the daemon reported that statement's public inputs."""
     assert_proves(param_dir, r.circuit_id, v, r.proof, public_inputs_from_proto(r))
+    return True
+
+
+def post_verified(filecoin_params, r, fields: dict) -> bool:
+    """The same for a PoSt request: under the .vk `cuzk setup --kind` wrote, against the statement a
+    verifier derives from the request."""
+    assert_post_proves(filecoin_params, r.circuit_id, fields, r.proof, public_inputs_from_proto(r))
     return True
 
 
@@ -46,33 +53,31 @@ def wait_state(client, job_id, states, limit=300.0):
     raise AssertionError(f"job {job_id} never reached {states}")
 
 
-def test_prove_and_verify(daemon, param_dir):
+def test_prove_and_verify(daemon, param_dir, filecoin_params):
     with daemon.client() as c:
-        v = vanilla()
+        fields = request_fields("window", 5)  # proof_kind, vanilla_proofs, registered_proof, randomness, ...
         t0 = time.monotonic()
-        r = c.prove(proof_kind=pb.WINNING_POST, sector_size=2048, vanilla_proof=v, timeout_ms=WAIT_MS)
+        r = c.prove(timeout_ms=WAIT_MS, **fields)
         waited_ms = (time.monotonic() - t0) * 1e3
         assert r.status == S.COMPLETED, r.error_message
-        assert r.circuit_id == "winning-post-like-tiny" and len(r.proof) == 192 and r.priority == pb.CRITICAL
-        assert verified(param_dir, r, v)
+        assert r.circuit_id == WINDOW and len(r.proof) == 192 and r.priority == pb.HIGH
+        assert post_verified(filecoin_params, r, fields)
         # one partition: its phases follow each other inside its time in the daemon, inside this call
         assert r.queue_wait_ms + r.srs_load_ms + r.synthesis_ms + r.gpu_compute_ms <= r.total_ms + 3, r  # whole ms
         assert r.gpu_compute_ms > 0 and r.total_ms <= waited_ms + 1
-        vk = c.verifying_key(r.circuit_id)  # GetVerifyingKey serves the key on disk
-        disk = vk_file_points(vk_file(param_dir, r.circuit_id))
+        vk = c.verifying_key(r.circuit_id)  # GetVerifyingKey serves the key on disk, by its Filecoin name
+        disk = vk_file_points(vk_path(filecoin_params, "window"))
         assert [vk.alpha_g1, vk.beta_g2, vk.gamma_g2, vk.delta_g2] == [disk[k] for k in
                                                                      ("alpha_g1", "beta_g2", "gamma_g2", "delta_g2")]
         assert list(vk.ic) == disk["ic"]
-        v = vanilla("window-post-like")
-        w = c.prove(proof_kind=pb.WINDOW_POST_PARTITION, vanilla_proof=v, timeout_ms=WAIT_MS)
-        assert w.status == S.COMPLETED and w.circuit_id == "window-post-like-tiny" and w.priority == pb.HIGH
-        assert verified(param_dir, w, v)
-        v = vanilla("synthetic")
-        two = c.prove(circuit_id="synthetic-tiny", vanilla_proof=v, timeout_ms=WAIT_MS)
+        v = vanilla()
+        two = c.prove(circuit_id=SYN, vanilla_proof=v, timeout_ms=WAIT_MS)
         assert two.status == S.COMPLETED and len(two.proof) == 384 and two.num_partitions == 2
         assert verified(param_dir, two, v)
+        vk = c.verifying_key(SYN)  # and the key it generated for a built-in circuit
+        assert list(vk.ic) == vk_file_points(vk_file(param_dir, SYN))["ic"]
         text = c.metrics()
-        assert 'cuzk_proofs_completed_total{circuit_id="winning-post-like-tiny",proof_kind="winning_post"}' in text
+        assert 'cuzk_proofs_completed_total{circuit_id="window-post-2KiB",proof_kind="window_post"}' in text
         assert 'cuzk_proof_phase_seconds_count{phase="prove",proof_kind="unspecified"} 2.0' in text  # per partition
         with urllib.request.urlopen(daemon.metrics_url, timeout=30) as resp:  # daemon.metrics_listen
             assert b"cuzk_memory_bytes" in resp.read()
@@ -80,8 +85,8 @@ def test_prove_and_verify(daemon, param_dir):
 
 def test_batch_timeout_flush(daemon, param_dir):
     with daemon.client() as c:
-        v = vanilla("synthetic")
-        r = c.prove(circuit_id="synthetic-tiny", vanilla_proof=v, timeout_ms=WAIT_MS)
+        v = vanilla()
+        r = c.prove(circuit_id=SYN, vanilla_proof=v, timeout_ms=WAIT_MS)
         assert r.status == S.COMPLETED and r.batch_size == 1  # max_batch_size 2 never reached: the timer flushed it
         assert r.queue_wait_ms >= 300 * 0.99  # it waited max_batch_wait_ms for a second job first
         assert verified(param_dir, r, v)
@@ -101,10 +106,10 @@ def prove_passes(events: list[dict], job_id: str) -> list[dict]:
 
 def test_full_batch_and_overflow_into_the_next(daemon, param_dir):
     with daemon.client() as c:
-        inputs = [vanilla("synthetic") for _ in range(3)]
+        inputs = [vanilla() for _ in range(3)]
         assert c.pause(True)
         try:
-            ids = [c.submit(circuit_id="synthetic-tiny", vanilla_proof=v).job_id for v in inputs]
+            ids = [c.submit(circuit_id=SYN, vanilla_proof=v).job_id for v in inputs]
         finally:
             c.pause(False)
         r = [c.await_proof(i, WAIT_MS) for i in ids]
@@ -123,33 +128,33 @@ def test_full_batch_and_overflow_into_the_next(daemon, param_dir):
     assert r[2].batch_id != r[0].batch_id and r[2].batch_size == 1
 
 
-def test_critical_job_behind_queued_normal_jobs_starts_first(daemon, param_dir):
+def test_critical_job_behind_queued_normal_jobs_starts_first(daemon, filecoin_params):
     with daemon.client() as c:
         inputs = {}
         c.pause(True)
         try:
-            for _ in range(3):
-                v = vanilla("window-post-like")
-                inputs[c.submit(circuit_id="window-post-like-tiny", priority=pb.NORMAL, vanilla_proof=v).job_id] = v
+            for seed in range(3):
+                fields = request_fields("window", 20 + seed)
+                inputs[c.submit(priority=pb.NORMAL, **fields).job_id] = fields
             normal = list(inputs)
-            v = vanilla()
-            crit = c.submit(proof_kind=pb.WINNING_POST, priority=pb.CRITICAL, vanilla_proof=v)
-            inputs[crit.job_id] = v
+            fields = request_fields("window", 30)
+            crit = c.submit(priority=pb.CRITICAL, **fields)
+            inputs[crit.job_id] = fields
             assert crit.queue_position == 0
         finally:
             c.pause(False)
         rs = {i: c.await_proof(i, WAIT_MS) for i in normal + [crit.job_id]}
-        assert all(r.status == S.COMPLETED and verified(param_dir, r, inputs[i]) for i, r in rs.items())
+        assert all(r.status == S.COMPLETED and post_verified(filecoin_params, r, inputs[i]) for i, r in rs.items())
         assert rs[crit.job_id].start_seq < min(rs[i].start_seq for i in normal)
 
 
 def test_cancel_queued_and_running(daemon):
     with daemon.client() as c:
-        running = c.submit(request_id="hold-cancel-1", proof_kind=pb.WINNING_POST, vanilla_proof=vanilla()).job_id
+        running = c.submit(request_id="hold-cancel-1", circuit_id=SYN, vanilla_proof=vanilla()).job_id
         wait_state(c, running, (pb.JOB_PROVING,))  # held in proving until cancelled (CUZK_FAULTS hold=)
         c.pause(True)
         try:
-            queued = c.submit(proof_kind=pb.WINNING_POST, vanilla_proof=vanilla()).job_id
+            queued = c.submit(circuit_id=SYN, vanilla_proof=vanilla()).job_id
             cq = c.cancel(queued)
             cr = c.cancel(running)
         finally:
@@ -159,7 +164,7 @@ def test_cancel_queued_and_running(daemon):
         for job_id in (queued, running):
             r = c.await_proof(job_id, WAIT_MS)
             assert r.status == S.CANCELLED and r.proof == b""
-        ok = c.prove(proof_kind=pb.WINNING_POST, vanilla_proof=vanilla(), timeout_ms=WAIT_MS)
+        ok = c.prove(circuit_id=SYN, vanilla_proof=vanilla(), timeout_ms=WAIT_MS)
         assert ok.status == S.COMPLETED
         with pytest.raises(grpc.RpcError) as e:
             c.cancel("no-such-job")
@@ -168,12 +173,17 @@ def test_cancel_queued_and_running(daemon):
 
 def test_malformed_input_fails_clearly_and_daemon_keeps_serving(daemon, param_dir):
     with daemon.client() as c:
-        bad = c.prove(proof_kind=pb.WINNING_POST, vanilla_proof=b"\x00garbage" * 10, timeout_ms=WAIT_MS)
+        bad = c.prove(circuit_id=SYN, vanilla_proof=b"\x00garbage" * 10, timeout_ms=WAIT_MS)
         assert bad.status == S.FAILED and "vanilla proof" in bad.error_message and "bad magic" in bad.error_message
-        empty = c.prove(proof_kind=pb.WINNING_POST, timeout_ms=WAIT_MS)
+        empty = c.prove(circuit_id=SYN, timeout_ms=WAIT_MS)
         assert empty.status == S.FAILED and "no vanilla proof" in empty.error_message
-        failing = c.prove(request_id="fail-1", proof_kind=pb.WINNING_POST, vanilla_proof=vanilla(), timeout_ms=WAIT_MS)
-        assert failing.status == S.FAILED and "after 2 attempt(s)" in failing.error_message and failing.retries == 1
+        failing = c.prove(request_id="fail-1", circuit_id=SYN, vanilla_proof=vanilla(), timeout_ms=WAIT_MS)
+        assert failing.status == S.FAILED and "after 2 attempt(s)" in failing.error_message and failing.retries >= 1
+        # a PoSt request whose vanilla proofs do not decode is refused at submit, naming the proof
+        post = request_fields("window", 6)
+        with pytest.raises(grpc.RpcError) as e:
+            c.submit(**{**post, "vanilla_proofs": [b"\x00garbage" * 10]})
+        assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "vanilla_proofs[0]" in e.value.details()
         for code, fields in ((grpc.StatusCode.INVALID_ARGUMENT, {"circuit_id": "nope"}),
                              (grpc.StatusCode.INVALID_ARGUMENT, {"proof_kind": 9}),
                              (grpc.StatusCode.INVALID_ARGUMENT, {"proof_kind": pb.WINNING_POST, "sector_size": 12345}),
@@ -182,7 +192,7 @@ def test_malformed_input_fails_clearly_and_daemon_keeps_serving(daemon, param_di
                 c.submit(vanilla_proof=b"x", **fields)
             assert e.value.code() == code and e.value.details()
         v = vanilla()
-        ok = c.prove(proof_kind=pb.WINNING_POST, vanilla_proof=v, timeout_ms=WAIT_MS)
+        ok = c.prove(circuit_id=SYN, vanilla_proof=v, timeout_ms=WAIT_MS)
         assert ok.status == S.COMPLETED and verified(param_dir, ok, v)
 
 
@@ -190,29 +200,29 @@ def test_same_request_id_twice_is_one_job(daemon):
     with daemon.client() as c:
         before = c.status().total_proofs_completed
         v = vanilla()
-        a = c.submit(request_id="sector-42", proof_kind=pb.WINNING_POST, vanilla_proof=v)
-        b = c.submit(request_id="sector-42", proof_kind=pb.WINNING_POST, vanilla_proof=v)
+        a = c.submit(request_id="sector-42", circuit_id=SYN, vanilla_proof=v)
+        b = c.submit(request_id="sector-42", circuit_id=SYN, vanilla_proof=v)
         assert a.job_id == b.job_id == "sector-42" and b.duplicate and not a.duplicate
         r = c.await_proof("sector-42", WAIT_MS)
         assert r.status == S.COMPLETED
-        again = c.prove(request_id="sector-42", proof_kind=pb.WINNING_POST, vanilla_proof=v, timeout_ms=WAIT_MS)
+        again = c.prove(request_id="sector-42", circuit_id=SYN, vanilla_proof=v, timeout_ms=WAIT_MS)
         assert again.proof == r.proof  # the same job's result, not a new proof
         assert c.status().total_proofs_completed == before + 1
         with pytest.raises(grpc.RpcError) as e:
-            c.submit(request_id="sector-42", proof_kind=pb.WINNING_POST, vanilla_proof=vanilla())
+            c.submit(request_id="sector-42", circuit_id=SYN, vanilla_proof=vanilla())
         assert e.value.code() == grpc.StatusCode.ALREADY_EXISTS
 
 
 def test_status_preload_evict(daemon):
     with daemon.client() as c:
-        c.evict("window-post-like-tiny")
-        p = c.preload("window-post-like-tiny")
-        assert not p.already_loaded and c.preload("window-post-like-tiny").already_loaded
+        c.evict(SYN)
+        p = c.preload(SYN)
+        assert not p.already_loaded and c.preload(SYN).already_loaded
         s = c.status()
         tiers = {x.circuit_id: x for x in s.loaded_srs}
-        assert tiers["window-post-like-tiny"].tier == pb.SRSStatus.HOT and tiers["window-post-like-tiny"].size_bytes > 0
+        assert tiers[SYN].tier == pb.SRSStatus.HOT and tiers[SYN].size_bytes > 0
         assert s.gpus and s.gpus[0].backend == "cpu" and s.memory_limit_bytes > 0 and s.peak_rss_bytes > 0
-        e = c.evict("window-post-like-tiny")
+        e = c.evict(SYN)
         assert e.was_loaded and e.freed_bytes > 0
         with pytest.raises(grpc.RpcError) as err:
             c.preload("no-such-circuit")
@@ -223,10 +233,10 @@ def test_sigterm_drains(tmp_path, param_dir):
     d = Daemon(tmp_path / "drain", param_dir, faults="delay=slow-:1500").start()
     try:
         with d.client() as c:
-            running = c.submit(request_id="slow-1", proof_kind=pb.WINNING_POST, vanilla_proof=vanilla()).job_id
+            running = c.submit(request_id="slow-1", circuit_id=SYN, vanilla_proof=vanilla()).job_id
             wait_state(c, running, (pb.JOB_PROVING,))
             c.pause(True)
-            queued = c.submit(proof_kind=pb.WINNING_POST, vanilla_proof=vanilla()).job_id
+            queued = c.submit(circuit_id=SYN, vanilla_proof=vanilla()).job_id
             # both waits are in flight before the signal: the daemon answers them while it drains
             waits = [c.stub.AwaitProof.future(pb.AwaitProofRequest(job_id=j, timeout_ms=WAIT_MS))
                      for j in (running, queued)]

@@ -23,9 +23,11 @@ request's vanilla proof turns into witnesses:
                                  cannot be proven is refused before it is accepted
 
 Circuits of one family at several sizes (the built-in workloads: family
-"porep-c2-like", presets tiny ... 32g) are found by (family or proof kind,
-preset), the preset coming from the request's sector_size or
-registered_proof (`cuzk.circuits.preset_for`) or else `default_preset`.
+"porep-c2-like", presets tiny ... 32g; Filecoin's PoSt: family "window-post",
+presets 2KiB ... 64GiB) are found by (family or proof kind, preset), the
+preset coming from the request's sector_size or registered_proof
+(`cuzk.circuits.preset_for`, or the kind's own preset rule) or else
+`default_preset`.
 A circuit registered as its kind's default (a circom circuit from config
 that names a proof kind) serves that kind at every size.
 """
@@ -183,8 +185,8 @@ class CircuitRegistry:
         return self._specs[cid]
 
     def lookup(self, name: str, preset: str | None = None) -> CircuitSpec:
-        """A circuit id; a family ('winning-post-like') or proof kind name ('winning-post',
-        'WINNING_POST') at `preset` (default: the default preset)."""
+        """A circuit id; a family ('porep-c2-like', 'window-post') or proof kind name ('porep',
+        'POREP_SEAL_COMMIT') at `preset` (default: the default preset)."""
         if name in self._specs:
             return self._specs[name]
         preset = preset or self.default_preset
@@ -195,6 +197,19 @@ class CircuitRegistry:
         except ValueError:
             return self.get(name)  # raises UnknownCircuit listing the ids
         return self._for_kind(kind, preset)
+
+    def presets(self, name: str) -> list[str]:
+        """The presets a family or proof kind name is registered at, in registration order
+        ([] for a circuit id or an unknown name)."""
+        if name in self._specs:
+            return []
+        if name in self._families:
+            return list(self._families[name])
+        try:
+            kind = parse_kind(name)
+        except ValueError:
+            return []
+        return list(self._by_kind.get(kind, {}))
 
     def specs(self) -> list[CircuitSpec]:
         return list(self._specs.values())

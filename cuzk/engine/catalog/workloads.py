@@ -1,8 +1,9 @@
-"""The built-in proof kinds: the Filecoin-shaped workload circuits of `cuzk.circuits`.
+"""The built-in workload models: the Filecoin-shaped PoRep and SnapDeals circuits of `cuzk.circuits`.
 
-Each (kind, preset) is one circuit id, `<kind>-<preset>` (winning-post-like-tiny,
-porep-c2-like-medium, ...). Requests select one by proof kind plus sector_size
-or registered_proof (the registry maps those to a preset), or name it by id.
+Each (kind, preset) is one circuit id, `<kind>-<preset>` (porep-c2-like-tiny,
+snap-like-medium, ...); Filecoin's real PoSt circuits are `filecoin_post`.
+Requests select one by proof kind plus sector_size or registered_proof (the
+registry maps those to a preset), or name it by id.
 A request's `vanilla_proof` is the kind's container bytes (`cuzk bench
 gen-vanilla`); a malformed one fails the job with the decoder's message, and
 inputs that decode but do not satisfy the circuit fail before proving, so a
