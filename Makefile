@@ -1,6 +1,6 @@
 # make test: create or reuse .venv, install cuzk with its dev and cluster extras, run the tests.
-# make run:  the main job: a daemon on the smallest workload proving jobs of two kinds and priorities
-#            (installs cuzk alone: no test tools, no Ray).
+# make run:  the main job: a daemon proving Filecoin's 2 KiB WindowPoSt and WinningPoSt jobs at two
+#            priorities, with test parameters it makes once (installs cuzk alone: no test tools, no Ray).
 # make timeline: make run's job with its pipeline trace, plotted into docs/img/demo (the README's picture).
 # make docs: regenerate docs/api.md and the operator guide's config reference.
 VENV ?= .venv
