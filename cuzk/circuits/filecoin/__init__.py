@@ -1,7 +1,7 @@
-"""Filecoin's own PoSt statements, bit-compatible with rust-fil-proofs v28.
+"""Filecoin's own statements, bit-compatible with rust-fil-proofs v28.
 
-Unlike the look-alike workload models one level up (cuzk.circuits.post and
-friends), everything here follows Filecoin exactly, so that a proof made
+Unlike the look-alike workload models one level up (porep-c2-like,
+snap-like), everything here follows Filecoin exactly, so that a proof made
 from these inputs verifies against Filecoin's verifying keys:
 
     registered_proofs   RegisteredPoStProof / RegisteredSealProof numbers ->
@@ -15,6 +15,15 @@ from these inputs verifies against Filecoin's verifying keys:
                         per-slot arrays (lookup by sector id, WinningPoSt's
                         unrolling, padding by repeating the last sector)
     post_vanilla_gen    consistent synthetic vanilla proofs for tests
+    post_circuit        the FallbackPoSt circuit (WindowPoSt, WinningPoSt)
+    sdr/                the SDR graph: DRG and expander parents, parent cache
+    porep_config        RegisteredSealProof -> PorepConfig (shape, layers,
+                        challenges, partitions, parameter file name)
+    porep_circuit       the StackedDRG PoRep (C2) partition circuit
+    porep_challenges    interactive challenges and the partition's inputs
+    porep_proof         one partition's vanilla proof as numpy arrays
+    porep_check         which constraint a partition's proof breaks
+    porep_vanilla_gen   sealed synthetic sectors and their proofs for tests
 
 The bincode bytes Curio sends live in cuzk.formats.filecoin.
 """
