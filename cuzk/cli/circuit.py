@@ -3,7 +3,7 @@
     cuzk circuit info --r1cs FILE [--wtns FILE]     (or --pce FILE)
     cuzk circuit info --kind K --preset P
     cuzk circuit info --kind K --preset P --check [--vanilla FILE | --seed S] [--partition I]
-    cuzk circuit info --kind window-post|winning-post --sector-size 32GiB
+    cuzk circuit info --kind window-post|winning-post|porep --sector-size 32GiB
     cuzk circuit check --kind window-post --vanilla post.vproof --public postpub.json
     cuzk circuit compile --r1cs FILE --out FILE.pce
     cuzk circuit compile --kind K --preset P [--out FILE.pce]
@@ -13,8 +13,8 @@ info prints the curve, counts and nonzeros; with a witness it checks it:
 exit 0 when satisfied, 1 when not (naming the first failing constraint),
 and prints the fractions of 0, 1 and other values in the aux assignment.
 
---kind K is Filecoin's window-post or winning-post circuit (with --sector-size;
-cuzk.circuits.filecoin, see post_circuit.py here), or a workload model
+--kind K is Filecoin's window-post, winning-post or porep circuit (with --sector-size;
+cuzk.circuits.filecoin, see post_circuit.py and porep_circuit.py here), or a workload model
 (porep-c2-like, snap-like; cuzk.circuits) at --preset P. For a model, without
 --check, info answers from the analytic counts (`kind.counts`: template
 sizes times instances) without building the circuit, so `--preset 32g`
@@ -37,7 +37,7 @@ import time
 from cuzk.errors import CuzkError
 
 FILECOIN_KINDS = ("window-post", "winning-post")
-KIND_HELP = ("circuit kind: window-post, winning-post (Filecoin's, with --sector-size) or a workload model "
+KIND_HELP = ("circuit kind: window-post, winning-post, porep (Filecoin's, with --sector-size) or a workload model "
              "(porep-c2-like, snap-like; with --preset)")
 
 
@@ -56,7 +56,7 @@ def register(subparsers) -> None:
     src.add_argument("--pce", help="compiled circuit (.pce) file")
     src.add_argument("--kind", help=KIND_HELP)
     info.add_argument("--preset", default="tiny", help="with a model --kind: preset (default tiny)")
-    info.add_argument("--sector-size", help="with --kind window-post|winning-post (Filecoin's circuits): "
+    info.add_argument("--sector-size", help="with --kind window-post|winning-post|porep (Filecoin's circuits): "
                                             "2KiB, 8MiB, 512MiB, 32GiB (default) or 64GiB")
     info.add_argument("--check", action="store_true",
                       help="with --kind: build the circuit and check one partition's witness")
@@ -120,6 +120,12 @@ def cmd_info(args: argparse.Namespace) -> int:
     checks = args.check or args.vanilla is not None or args.seed is not None or args.partition is not None
     if checks and not args.kind:
         raise CuzkError("--check, --vanilla, --seed and --partition need --kind")
+    if args.kind == "porep":
+        if checks:
+            raise CuzkError("--kind porep: --check, --vanilla, --seed and --partition are not offered yet")
+        from . import porep_circuit
+
+        return porep_circuit.info(args)
     if args.kind in FILECOIN_KINDS:
         if checks:
             raise CuzkError(f"--kind {args.kind}: use `cuzk circuit check` to check vanilla proofs")
@@ -127,7 +133,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
         return post_circuit.info(args)
     if args.sector_size:
-        raise CuzkError("--sector-size goes with --kind window-post or winning-post")
+        raise CuzkError("--sector-size goes with --kind window-post, winning-post or porep")
     if args.kind and not checks:
         return _counts_info(args)
     t0 = time.perf_counter()
@@ -301,7 +307,7 @@ def _compile_kind(args: argparse.Namespace) -> int:
         name, path, build = post_kind.circuit_id(cfg), post_kind.cache_path(cfg), lambda: post_kind.compiled(cfg)
     else:
         if args.sector_size:
-            raise CuzkError("--sector-size goes with --kind window-post or winning-post")
+            raise CuzkError("--sector-size goes with --kind window-post, winning-post or porep")
         kind = _get_kind(args.kind)
         name, path = kind.circuit_id(args.preset), kind.cache_path(args.preset)
         build = lambda: kind.compile(args.preset)  # noqa: E731

@@ -200,3 +200,16 @@ def test_interactive_challenges():
     want = [int.from_bytes(hashlib.sha256(rid + seed + (18 * 3 + i).to_bytes(4, "little")).digest(), "little")
             % (cfg.nodes - 1) + 1 for i in range(18)]
     assert got.tolist() == want
+
+
+def test_circuit_info_porep_prints_the_published_counts(capsys):
+    """`cuzk circuit info --kind porep`: PR #1325's 32 GiB figures, the parameter file parameters.json
+    names, answered without building; a bad size is one line, exit 2."""
+    from cuzk.cli.main import main
+
+    assert main(["circuit", "info", "--kind", "porep", "--sector-size", "32GiB"]) == 0
+    out = capsys.readouterr().out
+    assert "constraints 130278541\n" in out and "public inputs 328\n" in out and ": equal" in out
+    assert PUBLISHED_POREP_PARAMS["32GiB"] + ".params" in out and "not built" in out
+    assert main(["circuit", "info", "--kind", "porep", "--sector-size", "3GiB"]) == 2
+    assert "--sector-size: expected one of" in capsys.readouterr().err
