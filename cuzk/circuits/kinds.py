@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -207,24 +206,9 @@ def preset_for(sector_size: int = 0, registered_proof: int | None = None, defaul
 
 # ---- compile cache -------------------------------------------------------------------
 
-_compile_lock = threading.Lock()
-
-
 @functools.lru_cache(maxsize=None)
 def _compiled(name: str, preset: str):
-    from cuzk.r1cs import RecordingCS, load_compiled, save_compiled
+    from cuzk.r1cs.compile_cache import load_or_compile
 
     kind = get_kind(name)
-    path = kind.cache_path(preset)
-    with _compile_lock:
-        if path.exists():
-            try:
-                return load_compiled(path)
-            except (FormatError, OSError, ValueError):
-                pass  # a damaged cache file: rebuild it
-        cs = RecordingCS(CURVE)
-        kind.synthesize(cs, preset)
-        cc = cs.compile()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        save_compiled(cc, path)
-        return cc
+    return load_or_compile(kind.cache_path(preset), CURVE, lambda cs: kind.synthesize(cs, preset))

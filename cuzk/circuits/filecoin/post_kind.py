@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -74,9 +73,6 @@ def witness(cfg: PostConfig, slots, out: np.ndarray | None = None) -> tuple[np.n
     return w, ints(w[1 : cs.num_inputs])
 
 
-_compile_lock = threading.Lock()
-
-
 def cache_path(cfg: PostConfig) -> Path:
     from cuzk.field.codegen import cache_dir
 
@@ -85,21 +81,9 @@ def cache_path(cfg: PostConfig) -> Path:
 
 @functools.lru_cache(maxsize=None)
 def _compiled(cfg: PostConfig):
-    from cuzk.r1cs import RecordingCS, load_compiled, save_compiled
+    from cuzk.r1cs.compile_cache import load_or_compile
 
-    path = cache_path(cfg)
-    with _compile_lock:
-        if path.exists():
-            try:
-                return load_compiled(path)
-            except (FormatError, OSError, ValueError):
-                pass  # a damaged cache file: rebuild it
-        cs = RecordingCS(CURVE)
-        synthesize(cs, cfg)
-        cc = cs.compile()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        save_compiled(cc, path)
-        return cc
+    return load_or_compile(cache_path(cfg), CURVE, lambda cs: synthesize(cs, cfg))
 
 
 def compiled(cfg: PostConfig):

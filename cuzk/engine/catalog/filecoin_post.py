@@ -29,14 +29,13 @@ from cuzk.circuits.filecoin import post_kind
 from cuzk.circuits.filecoin.post_circuit import counts
 from cuzk.circuits.filecoin.registered_proofs import (
     SECTOR_SIZES, SIZE_NAMES, post_config, post_config_for)
-from cuzk.errors import FormatError, ValidationError
+from cuzk.errors import FormatError
 from cuzk.formats.filecoin.post_vanilla import load_partition
-from cuzk.r1cs import evaluate
 
 from ..errors import UnknownCircuit
 from ..params.sources import BellpersonParams
 from ..types import Priority, ProofKind, ProofRequest
-from .registry import CircuitSpec, Witness, working_bytes_estimate
+from .registry import CircuitSpec, Witness, satisfied_rows, working_bytes_estimate
 
 SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")
 PROOF_KINDS = {"window": ProofKind.WINDOW_POST_PARTITION, "winning": ProofKind.WINNING_POST}
@@ -112,13 +111,7 @@ def make_spec(kind: str, size: str, params_dir: Path) -> CircuitSpec:
         return Witness(w, public)
 
     def rows(w: np.ndarray):
-        cc = compiled()
-        a, b, c = evaluate(cc, w)
-        bad = np.flatnonzero(~np.all(cc.fr.mul(a, b) == c, axis=1))
-        if len(bad):
-            raise ValidationError(f"vanilla proofs for {cid}: the inputs do not satisfy the circuit "
-                                  f"({len(bad)} constraint(s) fail, the first is row {bad[0]})")
-        return a, b, c
+        return satisfied_rows(compiled(), w, f"vanilla proofs for {cid}")
 
     def public_inputs(req: ProofRequest) -> list[list[int]]:
         return [parse(req).public_values()]

@@ -41,6 +41,7 @@ from typing import Any, Callable
 import numpy as np
 
 from cuzk.circuits import UnknownKind, preset_for
+from cuzk.errors import ValidationError
 
 from ..errors import UnknownCircuit
 from ..params.sources import ParamSource
@@ -84,6 +85,19 @@ class CircuitSpec:
         if self.generate_vanilla is None:
             raise UnknownCircuit(f"circuit {self.circuit_id!r} has no built-in input generator")
         return {"vanilla_proof": self.generate_vanilla(seed)}
+
+
+def satisfied_rows(cc, w: np.ndarray, what: str):
+    """(a, b, c) of a built-in circuit's witness, or ValidationError naming `what` when the
+    inputs do not satisfy it (a proof of them would not verify)."""
+    from cuzk.r1cs import evaluate
+
+    a, b, c = evaluate(cc, w)
+    bad = np.flatnonzero(~np.all(cc.fr.mul(a, b) == c, axis=1))
+    if len(bad):
+        raise ValidationError(f"{what}: the inputs do not satisfy the circuit "
+                              f"({len(bad)} constraint(s) fail, the first is row {bad[0]})")
+    return a, b, c
 
 
 def working_bytes_estimate(num_vars: int, num_rows: int) -> int:

@@ -18,13 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from cuzk.circuits import KINDS
-from cuzk.errors import FormatError, ValidationError
+from cuzk.errors import FormatError
 from cuzk.formats.vanilla import generate_vanilla, parse_vanilla
-from cuzk.r1cs import evaluate
 
 from ..params.generated import GeneratedParams
 from ..types import Priority, ProofKind, ProofRequest
-from .registry import CircuitSpec, Witness, working_bytes_estimate
+from .registry import CircuitSpec, Witness, satisfied_rows, working_bytes_estimate
 
 
 def vanilla_bytes(req: ProofRequest, circuit_id: str) -> bytes:
@@ -55,13 +54,7 @@ def make_spec(kind, preset: str, params_dir: Path) -> CircuitSpec:
         return Witness(w, public)
 
     def rows(w: np.ndarray):
-        cc = compiled()
-        a, b, c = evaluate(cc, w)
-        bad = np.flatnonzero(~np.all(cc.fr.mul(a, b) == c, axis=1))
-        if len(bad):
-            raise ValidationError(f"vanilla proof for {cid}: the inputs do not satisfy the circuit "
-                                  f"({len(bad)} constraint(s) fail, the first is row {bad[0]})")
-        return a, b, c
+        return satisfied_rows(compiled(), w, f"vanilla proof for {cid}")
 
     def public_inputs(req: ProofRequest) -> list[list[int]]:
         return kind.public_inputs(preset, parse(req))
