@@ -1,0 +1,50 @@
+"""Fuzz target and seeds of the Filecoin SnapDeals vanilla-proof reader
+(cuzk.formats.filecoin.snap_vanilla); its Target(...) line belongs in fuzz/targets.py."""
+
+from __future__ import annotations
+
+import functools
+
+# the shapes the target reads every input as: the 2 KiB update proof (tree R Single paths) and
+# rust-fil-proofs' 4 KiB (Sub paths) and 32 KiB (Top paths, two partitions) test shapes
+SIZES = (2 << 10, 4 << 10, 32 << 10)
+SEED = 1
+
+
+@functools.lru_cache(maxsize=None)
+def _sectors():
+    from cuzk.circuits.filecoin.snap_config import snap_config_for
+    from cuzk.circuits.filecoin.snap_vanilla_gen import make_sector
+
+    return {size: make_sector(snap_config_for(size), seed=SEED) for size in SIZES}
+
+
+def snap_vanilla(data: bytes):
+    """One `vanilla_proofs` entry as the daemon takes it, for each shape above and each of its
+    partitions: decoded (every path hashed to its root), then checked against the seed sector's
+    public values (challenges, comm_r, encoding, apex leaves). Our error if no reading succeeds."""
+    from cuzk.errors import CuzkError
+    from cuzk.formats.filecoin import snap_vanilla as sv
+
+    out, last = [], None
+    for size, sec in _sectors().items():
+        for k in range(sec.cfg.partitions):
+            try:
+                proof = sv.decode_partition_proof(data, sec.cfg, partition=k)
+                pub = sec.public(k)
+                sv.check_partition_proof(proof, sec.cfg, k, sec.h, *pub[1:])
+                out.append((size, k, proof.challenges.tolist()))
+            except CuzkError as exc:
+                last = exc
+    if not out:
+        raise last
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def seeds() -> list[bytes]:
+    """Every partition proof of the seed sectors."""
+    from cuzk.formats.filecoin.snap_vanilla import encode_partition_proof
+
+    return [encode_partition_proof(sec.partition_proof(k), sec.cfg)
+            for sec in _sectors().values() for k in range(sec.cfg.partitions)]
