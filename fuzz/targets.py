@@ -20,7 +20,9 @@ from typing import Callable
 from cuzk.errors import CuzkError
 
 from . import aggregate_target as _aggregate
+from . import c1_output_target as _c1_output
 from . import post_vanilla_target as _post_vanilla
+from . import snap_vanilla_target as _snap_vanilla
 from . import seeds as S
 
 ACCEPTED = (CuzkError,)
@@ -235,6 +237,12 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
            ("cuzk.formats.filecoin.post_vanilla", "cuzk.formats.filecoin.bincode",
             "cuzk.circuits.filecoin.post_partition", "cuzk.circuits.filecoin.post_challenges",
             "cuzk.circuits.filecoin.sector_proof")),
+    Target("c1_output", _c1_output.c1_output, _c1_output.seeds,
+           ("cuzk.formats.filecoin.c1_output", "cuzk.circuits.filecoin.porep_challenges",
+            "cuzk.circuits.filecoin.tree_r_last")),
+    Target("snap_vanilla", _snap_vanilla.snap_vanilla, _snap_vanilla.seeds,
+           ("cuzk.formats.filecoin.snap_vanilla", "cuzk.formats.filecoin.bincode",
+            "cuzk.circuits.filecoin.snap_circuit", "cuzk.circuits.filecoin.snap_proof")),
 )}
 
 
