@@ -4,6 +4,7 @@ against an independent re-hash (hashlib SHA-256, neptune Poseidon), not the gene
 from __future__ import annotations
 
 import hashlib
+import os
 
 import numpy as np
 import pytest
@@ -21,6 +22,11 @@ from cuzk.circuits.filecoin.sdr import SdrGraph, porep_id
 from cuzk.circuits.fr_bytes import from_mont, fr, to_mont
 from cuzk.gadgets.poseidon.neptune_native import hash_ints, hash_many
 from cuzk.gadgets.sha256.filecoin import sha254_many
+
+# the full-partition checks of every test shape and a 32 GiB challenge through the circuit take
+# ~5 min on 2 cores together; CI runs the fast set (which covers each shape's challenge 0)
+LONG = pytest.mark.skipif(os.environ.get("CUZK_LONG_FILECOIN") != "1",
+                          reason="long (minutes): set CUZK_LONG_FILECOIN=1")
 
 
 def _val(b) -> int:
@@ -155,6 +161,7 @@ def test_32k_sub_top_partition_satisfies_the_circuit():
 
 
 @pytest.mark.slow
+@LONG
 @pytest.mark.parametrize("size", ["4KiB", "16KiB", "32KiB"])
 @pytest.mark.parametrize("cc", [False, True])
 def test_small_shapes_satisfy_the_circuit(size, cc):
@@ -220,7 +227,7 @@ def test_cc_sector_replica_id_is_derived():
 # ---- 32 / 64 GiB ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("size", ["32GiB", pytest.param("64GiB", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("size", ["32GiB", pytest.param("64GiB", marks=[pytest.mark.slow, LONG])])
 def test_large_sector_partitions_are_consistent(size):
     """All 10 partitions: interactive challenges, graph parents, every path re-hashed to the shared
     roots; a few seconds each."""
@@ -231,6 +238,7 @@ def test_large_sector_partitions_are_consistent(size):
 
 
 @pytest.mark.slow
+@LONG
 def test_32g_partition_challenge_satisfies_the_circuit():
     """One challenge of partition 0 through the gadget-level circuit (about a minute; all 18
     would take about 16)."""
