@@ -43,7 +43,7 @@ from cuzk.gadgets.insertion import enforce_equal, insert, pick
 from cuzk.gadgets.insertion import num_aux as insert_aux
 from cuzk.gadgets.num import Num
 from cuzk.gadgets.poseidon.neptune_constants import NeptuneConstants, neptune_constants
-from cuzk.gadgets.poseidon.neptune_gadget import _allocate, _as_allocated, _Hasher
+from cuzk.gadgets.poseidon.neptune_gadget import allocate, as_allocated, Hasher
 from cuzk.gadgets.poseidon.neptune_gadget import num_constraints as hash_size
 from cuzk.gadgets.poseidon.neptune_gadget import poseidon_hash
 from cuzk.gadgets.poseidon.neptune_native import check_inputs, neptune_kernels
@@ -69,8 +69,8 @@ def genrand_constants() -> NeptuneConstants:
 
 def _poseidon_with(cs, C: NeptuneConstants, inputs) -> Num:
     """neptune's circuit::poseidon_hash with constants C (as neptune_gadget.poseidon_hash)."""
-    state = [Num.constant(C.domain_tag, C.p)] + [_as_allocated(cs, x) for x in inputs]
-    h = _Hasher(C, state)
+    state = [Num.constant(C.domain_tag, C.p)] + [as_allocated(cs, x) for x in inputs]
+    h = Hasher(C, state)
     with cs.namespace("first round"):
         h.first_round(cs)
     for i in range(1, C.half_full_rounds):
@@ -85,7 +85,7 @@ def _poseidon_with(cs, C: NeptuneConstants, inputs) -> Num:
     with cs.namespace("terminal full round"):
         h.full_round(cs, last=True)
     with cs.namespace("hash result"):
-        return _allocate(cs, h.state[1])
+        return allocate(cs, h.state[1])
 
 
 def poseidon_genrand(cs, a, b) -> Num:

@@ -40,7 +40,7 @@ from ..num import Num
 from .neptune_constants import CURVE, NeptuneConstants, neptune_constants
 
 
-def _allocate(cs, form: Num, name: str = "allocate for Elt::Num") -> Num:
+def allocate(cs, form: Num, name: str = "allocate for Elt::Num") -> Num:
     """neptune's `ensure_allocated(enforce=True)` of a form: v = form; form * ONE = v."""
     v = Num.alloc(cs, form.value, name=name)
     cs.enforce(form.lc(), ONE, v.lc(), name="enforce num allocation preserves lc")
@@ -72,7 +72,7 @@ def _mul_sum(cs, l4: Num, x: Num, pre: int | None, post: int | None) -> Num:
 def _sbox(cs, form: Num, post: int | None) -> Num:
     """neptune's `quintic_s_box` on a form (allocated first)."""
     with cs.namespace("S-box input"):
-        x = _allocate(cs, form)
+        x = allocate(cs, form)
     with cs.namespace("l^2"):
         x2 = _square(cs, x)
     with cs.namespace("l^4"):
@@ -91,7 +91,7 @@ def _sbox_pre_add(cs, x: Num, pre: int, post: int) -> Num:
         return _mul_sum(cs, x4, x, pre, post)
 
 
-class _Hasher:
+class Hasher:
     """neptune's PoseidonCircuit: the state as Nums, the round counter, the key offset."""
 
     def __init__(self, C: NeptuneConstants, state: list[Num]):
@@ -142,7 +142,7 @@ class _Hasher:
         self.round += 1
 
 
-def _as_allocated(cs, x) -> Num:
+def as_allocated(cs, x) -> Num:
     if isinstance(x, Num):
         if x.single_var() is None:
             raise ValueError("neptune's gadget hashes allocated variables; allocate linear forms first")
@@ -157,8 +157,8 @@ def poseidon_hash(cs, inputs, strength: str = "standard") -> Num:
     if cs.curve != CURVE:
         raise ValueError(f"neptune's Poseidon is defined on {CURVE}, not {cs.curve}")
     C = neptune_constants(len(inputs), strength)
-    state = [Num.constant(C.domain_tag, C.p)] + [_as_allocated(cs, x) for x in inputs]
-    h = _Hasher(C, state)
+    state = [Num.constant(C.domain_tag, C.p)] + [as_allocated(cs, x) for x in inputs]
+    h = Hasher(C, state)
     half = C.half_full_rounds
     with cs.namespace("first round"):
         h.first_round(cs)
@@ -174,7 +174,7 @@ def poseidon_hash(cs, inputs, strength: str = "standard") -> Num:
     with cs.namespace("terminal full round"):
         h.full_round(cs, last=True)
     with cs.namespace("hash result"):
-        return _allocate(cs, h.state[1])
+        return allocate(cs, h.state[1])
 
 
 def num_constraints(arity: int, strength: str = "standard") -> int:
