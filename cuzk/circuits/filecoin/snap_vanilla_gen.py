@@ -23,22 +23,13 @@ import numpy as np
 from cuzk.gadgets.sha256.filecoin import sha254_many
 
 from ..fr_bytes import fr, from_mont, random_fr, random_nodes, to_mont
+from .porep_vanilla_gen import _tree_levels as _levels
 from .snap_circuit import derive_challenges, phi, rhos
 from .snap_config import SnapConfig
 from .snap_proof import SnapPartitionProof, TreeProofs
 from .tree_r_last import comm_r_of, hash_children
 
 MAX_NODES = 1 << 18
-
-
-def _levels(leaves: np.ndarray, arities, parent) -> list[np.ndarray]:
-    levels = [leaves]
-    for a in arities:
-        cur = levels[-1]
-        levels.append(parent(cur.reshape((-1, a) + cur.shape[1:])))
-    if levels[-1].shape[0] != 1:
-        raise ValueError("the arities do not reduce the leaves to one root")
-    return levels
 
 
 def _tree_proofs(levels: list[np.ndarray], arities, index: np.ndarray) -> TreeProofs:
