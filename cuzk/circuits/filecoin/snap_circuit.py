@@ -43,14 +43,12 @@ from cuzk.gadgets.insertion import enforce_equal, insert, pick
 from cuzk.gadgets.insertion import num_aux as insert_aux
 from cuzk.gadgets.num import Num
 from cuzk.gadgets.poseidon.neptune_constants import NeptuneConstants, neptune_constants
-from cuzk.gadgets.poseidon.neptune_gadget import allocate, as_allocated, Hasher
 from cuzk.gadgets.poseidon.neptune_gadget import num_constraints as hash_size
 from cuzk.gadgets.poseidon.neptune_gadget import poseidon_hash
 from cuzk.gadgets.poseidon.neptune_native import check_inputs, neptune_kernels
 from cuzk.gadgets.sha256.filecoin import pack_bits
 from cuzk.r1cs import LC, ONE
 
-from ..fr_bytes import CURVE
 from .porep_circuit import pack_digest, sha_leaves, tree_d_pieces
 from .snap_config import GEN_RANDOMNESS_TAG, SnapConfig
 
@@ -67,32 +65,9 @@ def genrand_constants() -> NeptuneConstants:
     return dataclasses.replace(neptune_constants(2), domain_tag=GEN_RANDOMNESS_TAG)
 
 
-def _poseidon_with(cs, C: NeptuneConstants, inputs) -> Num:
-    """neptune's circuit::poseidon_hash with constants C (as neptune_gadget.poseidon_hash)."""
-    state = [Num.constant(C.domain_tag, C.p)] + [as_allocated(cs, x) for x in inputs]
-    h = Hasher(C, state)
-    with cs.namespace("first round"):
-        h.first_round(cs)
-    for i in range(1, C.half_full_rounds):
-        with cs.namespace(f"initial full round {i}"):
-            h.full_round(cs, last=False)
-    for i in range(C.R_P):
-        with cs.namespace(f"partial round {i}"):
-            h.partial_round(cs)
-    for i in range(C.half_full_rounds - 1):
-        with cs.namespace(f"final full round {i}"):
-            h.full_round(cs, last=False)
-    with cs.namespace("terminal full round"):
-        h.full_round(cs, last=True)
-    with cs.namespace("hash result"):
-        return allocate(cs, h.state[1])
-
-
 def poseidon_genrand(cs, a, b) -> Num:
     """Poseidon_genrand(a, b) in a circuit (311 constraints, as arity-2 Poseidon)."""
-    if cs.curve != CURVE:
-        raise ValueError(f"neptune's Poseidon is defined on {CURVE}, not {cs.curve}")
-    return _poseidon_with(cs, genrand_constants(), [a, b])
+    return poseidon_hash(cs, [a, b], constants=genrand_constants())
 
 
 def genrand_hash(inputs: np.ndarray, aux: np.ndarray | None = None) -> np.ndarray:

@@ -151,12 +151,13 @@ def as_allocated(cs, x) -> Num:
     return Num.of_var(int(x), value, cs.modulus)
 
 
-def poseidon_hash(cs, inputs, strength: str = "standard") -> Num:
+def poseidon_hash(cs, inputs, strength: str = "standard", constants=None) -> Num:
     """neptune's `circuit::poseidon_hash` of `inputs` (allocated variables: Nums of one
-    variable, or variable codes) with Filecoin's constants; the output as an allocated Num."""
+    variable, or variable codes) with Filecoin's constants (or `constants`, e.g. another
+    domain tag); the output as an allocated Num."""
     if cs.curve != CURVE:
         raise ValueError(f"neptune's Poseidon is defined on {CURVE}, not {cs.curve}")
-    C = neptune_constants(len(inputs), strength)
+    C = constants or neptune_constants(len(inputs), strength)
     state = [Num.constant(C.domain_tag, C.p)] + [as_allocated(cs, x) for x in inputs]
     h = Hasher(C, state)
     half = C.half_full_rounds
