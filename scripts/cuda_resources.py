@@ -4,7 +4,7 @@ spills and stack: a check of the device code on a machine without a GPU.
     python scripts/cuda_resources.py [--pairing] [bls12_381|bn254] [-DNAME[=V] ...] [kernel-substring ...]
 
 --pairing compiles the aggregate's pairing module (pairing_source.py) instead; -D options
-compile a variant (msm_variants' --variant), e.g. -DCUZK_G1_MIXED=2.
+compile a variant (as msm_variants' --variant does).
 """
 
 import re

@@ -20,7 +20,7 @@
 #   ab: GPU kernel/table/Groth16/NTT tests, msm_variants A/B (VARIANT, MSM_ARGS, LOGS), MSM_AB=1: msm_variants stages of
 #   the tree before (.ab/old) and this one (MSM_AB_RUNS), NTT_PLANS=7x256,8x256: ntt_variants, then the NTT benchmark rows
 #   of the tree before and this one (KERNELS=1: the whole kernel benchmark instead; NO_NTT=1: neither);
-#   gputests: every gpu-marked test (TESTS_S); fp64: the FP64-pipe product study (its GPU tests, cuzk.bench.fp64_product, ntt_variants with the NTT_F64 options); msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
+#   gputests: every gpu-marked test (TESTS_S); msm: MSM tests, stages and rows; setup: GPU parameter generation (tests, bench prove with real keys up to SIZES); gpus: --compare-gpus (two-GPU machine; KIND, PRESET, COUNT, SYNTH)
 set -u
 MODE=${1:-full}
 OUT=${OUT:-/tmp/cuzk-out}
@@ -176,17 +176,6 @@ fi
 if [ "$MODE" = gputests ]; then  # every gpu-marked test of the suite (engine, prefetch, fixed base, pairings, kernels)
   timeout ${TESTS_S:-480} python3 -m pytest -q -p no:cacheprovider -m gpu tests --durations=10 2>&1 | tail -24 \
     | tee "$OUT/gputests.txt"
-  save_cache; exit 0
-fi
-if [ "$MODE" = fp64 ]; then  # issue 16's FP64-pipe products (a study): their GPU tests, then products/s (Fq, Fr), integer /
-  # FP64 / mixed, then NTTs with part of their twiddle products on the FP64 pipe (NTT_F64: NAME:-DOPTION ..., "" for none)
-  timeout ${TESTS_S:-240} python3 -m pytest -q -p no:cacheprovider tests/backend/test_gpu_field_f64.py 2>&1 | tail -5 \
-    | tee "$OUT/fp64.txt"
-  timeout ${FP64_S:-200} python3 -m cuzk.bench.fp64_product ${FP64_ARGS:-} 2>&1 | tee -a "$OUT/fp64.txt"
-  variants=""; for v in ${NTT_F64-warp1:-DCUZK_NTT_F64=1 lane1:-DCUZK_NTT_F64_LANE=1 lane2:-DCUZK_NTT_F64_LANE=2}; do
-    variants="$variants --variant $v"; done
-  [ -n "$variants" ] && timeout ${NTT_S:-200} python3 -m cuzk.bench.ntt_variants --plans 7x256 $variants ${NTT_LOGS:-20 24 27} \
-    2>&1 | tee -a "$OUT/fp64.txt"
   save_cache; exit 0
 fi
 if [ "$MODE" = prove27 ]; then  # issue 16's partition figure: batches of BATCH (3; 3,10: both on one circuit) at 2^27 (stamped SHA-256, random key), ~130 s;

@@ -13,12 +13,18 @@ to the package; a spec whose source changed since `build` simply compiles there 
     python scripts/prebuilt_kernels.py build OUT[.tgz] [--jobs J] SPEC ... [--tree DIR SPEC ...]
     python scripts/prebuilt_kernels.py seed DIR|FILE.tgz ...
 
-SPEC: `module:CURVE`, `pairing:CURVE`, `fp64`, `msm:CURVE:-DOPTION` (the whole module with an
-option, as `msm_variants --variant` builds it), `ntt:CURVE:-DOPTION` (ntt.cuh alone, as
-`ntt_variants --variant` builds it). Specs after `--tree DIR` take their sources from that
-checkout (`.ab/old`). OUT.tgz: built in $TMPDIR/cuzk-prebuilt (entries reused), packed into OUT.tgz, which
-gpu_check.sh seeds from `.gpu-cache/prebuilt.tgz`. `build` needs CuPy and NVRTC's wheel here
-(`pip install cupy-cuda13x nvidia-cuda-nvrtc`), no GPU; it compiles J (2) specs at a time.
+SPEC: `module:CURVE`, `pairing:CURVE`, `msm:CURVE:-DOPTION` (the whole module with an option, as
+`lab/msm_variants.py --variant` builds it). Specs after `--tree DIR` take their sources from that
+checkout (`.ab/old`). The production set, what every device call loads:
+
+    python scripts/prebuilt_kernels.py build .gpu-cache/prebuilt.tgz module:bls12_381 module:bn254 \
+        pairing:bls12_381 pairing:bn254
+
+OUT.tgz: built in $TMPDIR/cuzk-prebuilt (entries reused), packed into OUT.tgz, which the device
+scripts (scripts/device/common.sh) seed from `.gpu-cache/prebuilt.tgz`. `build` needs CuPy and
+NVRTC's wheel here (`pip install cupy-cuda13x nvidia-cuda-nvrtc`; where CuPy does not find
+libnvrtc.so.13, LD_LIBRARY_PATH=SITE/nvidia/cu13/lib), no GPU; it compiles J (2) specs at a time. Run it again after any change to a .cuh file or to the constants they are built
+with: an entry whose source differs from the device's is not used there.
 """
 
 from __future__ import annotations
@@ -46,16 +52,10 @@ def spec_code(spec: str) -> tuple[str, tuple[str, ...]]:
     if kind in ("module", "msm"):
         from cuzk.backend.cuda.module import source
         return source(curve), BASE_OPTIONS + extra
-    if kind == "ntt":
-        from cuzk.bench.ntt_variants import source
-        return source(curve), BASE_OPTIONS + extra
     if kind == "pairing":
         from cuzk.backend.cuda.pairing import source
         return source(curve), BASE_OPTIONS
-    if kind == "fp64":
-        from cuzk.bench.fp64_product import source
-        return source(), BASE_OPTIONS
-    raise SystemExit(f"unknown spec {spec!r}: module|pairing|msm|ntt:CURVE[:-DOPTION] or fp64")
+    raise SystemExit(f"unknown spec {spec!r}: module|pairing:CURVE or msm:CURVE:-DOPTION")
 
 
 def cupy_compiler():

@@ -2,17 +2,17 @@
 on the cycles a warp needs (the busiest of the multiply, FP64 and ALU pipes, or issue: one
 instruction a cycle per scheduler), written down before a variant is run on the device. Static
 counts weigh every instruction once, so they fit a kernel whose time is one loop body (the MSM's
-accumulation, an NTT pass), not one whose warps take different paths (-DCUZK_G1_MIXED, whose
-count is both paths: weigh them by the share of warps instead); registers and spills come from
-ptxas. No GPU needed: nvcc here, and
-cuobjdump (PyPI's nvidia-cuda-cuobjdump) on PATH or in CUOBJDUMP.
+accumulation, an NTT pass), not one whose warps take different paths (a count of both paths:
+weigh them by the share of warps instead); registers and spills come from ptxas. No GPU needed:
+nvcc here, and cuobjdump (PyPI's nvidia-cuda-cuobjdump) on PATH or in CUOBJDUMP.
 
     python scripts/sass_pipes.py [--curve bls12_381] KERNEL[,KERNEL...] [NAME=-DOPTION[,-DOPTION...] ...]
 
-e.g. `python scripts/sass_pipes.py g1_msm_accumulate lane4=-DCUZK_G1_LANE=4 mixed=-DCUZK_G1_MIXED=2`
-(the default build is always the first column).
+e.g. `python scripts/sass_pipes.py g1_msm_accumulate,fr_ntt_dif_pass mine=-DMY_OPTION=1` (the
+default build is always the first column).
 """
 
+import collections
 import os
 import re
 import shutil
@@ -23,7 +23,34 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cuda_resources import module_code  # noqa: E402
-from fp64_sass import opcodes, pipe_cycles  # noqa: E402
+
+
+# cycles a warp instruction holds its pipe on one H200 scheduler (16 lanes: 2; IMAD.WIDE and
+# IMAD.HI: 4, as the measured 15 T 32-bit multiply-adds/s and the MSM's 89.5 % pipe use say)
+PIPE = [("fp64", re.compile(r"^D(FMA|ADD|MUL)"), 2), ("imad-wide", re.compile(r"^IMAD\.(WIDE|HI)"), 4),
+        ("imad", re.compile(r"^IMAD"), 2), ("alu", re.compile(r"^(IADD3|LOP3|SEL|SHF|ISETP|LEA|PRMT|IABS|FLO)"), 2)]
+
+
+def opcodes(cubin: Path, fn: str, cuobjdump: str) -> collections.Counter:
+    sass = subprocess.run([cuobjdump, "-sass", "-fun", fn, str(cubin)], capture_output=True, text=True,
+                          check=True).stdout
+    out = collections.Counter()
+    for line in sass.splitlines():
+        m = re.match(r"\s+/\*[0-9a-f]{4,6}\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9_.]+)", line)
+        if m:
+            out[m.group(1)] += 1
+    return out
+
+
+def pipe_cycles(ops) -> collections.Counter:
+    """Cycles a warp holds each pipe for these opcode counts (PIPE's classes; others not counted)."""
+    cycles = collections.Counter()
+    for op, n in ops.items():
+        for name, pat, c in PIPE:
+            if pat.match(op):
+                cycles[name] += n * c
+                break
+    return cycles
 
 
 def compile_cubin(code: str, options: list[str], out: Path) -> dict[str, str]:

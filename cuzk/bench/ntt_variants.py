@@ -5,16 +5,11 @@ call of ntt.ntt): the host's time to launch one call, and
 the device time per call of 10 calls queued back to back (the launches
 hidden, as in a prover that runs ahead of the GPU). Last, per size, the same
 single-call time through CudaBackend.ntt, as `bench kernels` takes it (in
-session 18 that was 0.03-0.09 ms slower at 2^20-2^22). `--variant NAME:-DX`
-adds the NTT kernels built with that NVRTC option (ntt.cuh alone, a few seconds),
-timed with the first plan and checked against the default build's results: with
--DCUZK_NTT_F64=K, K of each 4 warps take the FP64-pipe product (field_f64.cuh),
-with -DCUZK_NTT_F64_LANE=1 or 2 every thread one or two of its four, and the
-passes get the twiddles times 2^32 beside the others. A tuning tool for
+session 18 that was 0.03-0.09 ms slower at 2^20-2^22). A tuning tool for
 cuzk.backend.cuda.ntt (whose MAX_STAGES and TILE it sets), run on the device
 machine by scripts/gpu_check.sh.
 
-    python -m cuzk.bench.ntt_variants [--plans 7x256,8x256,8x512] [--variant NAME:-DX ...] [log_n ...]
+    python -m cuzk.bench.ntt_variants [--plans 7x256,8x256,8x512] [log_n ...]
 """
 
 import statistics
@@ -26,7 +21,6 @@ import numpy as np
 
 from cuzk.backend import get_backend
 from cuzk.backend.cuda import ntt as N
-from cuzk.backend.cuda.module import arch_option, expand, header
 from cuzk.bench.report import event_median_ms
 from cuzk.curve import get_curve
 
@@ -50,20 +44,6 @@ def host_and_queued_ms(fn, calls: int = 10) -> tuple[float, float]:
     return statistics.median(host), cp.cuda.get_elapsed_time(start, end) / calls
 
 
-def source(curve: str) -> str:
-    """ntt.cuh alone: the variants' module."""
-    return header(curve) + expand("ntt.cuh", set())
-
-
-def variant_kernels(curve: str, option: str):
-    """kern(curve, name) over ntt.cuh's kernels built with `option`."""
-    t = time.time()
-    mod = cp.RawModule(code=source(curve), options=("-std=c++17", arch_option(), option))
-    mod.compile()
-    print(f"compiled the NTT kernels with {option} in {time.time() - t:.1f} s", flush=True)
-    return lambda _curve, name: mod.get_function(name)
-
-
 def main():
     args = sys.argv[1:]
     if {"-h", "--help"} & set(args):
@@ -74,16 +54,8 @@ def main():
         k = args.index("--plans")
         plans = [tuple(int(v) for v in p.split("x")) for p in args[k + 1].split(",")]
         del args[k:k + 2]
-    variants = []
-    while "--variant" in args:
-        k = args.index("--variant")
-        name, _, opt = args[k + 1].partition(":")
-        variants.append((name, opt))
-        del args[k:k + 2]
     logs = [int(x) for x in args] or [20, 22, 24, 26, 27]
     curve = get_curve("bls12_381")
-    studies = [(name, {"kern": variant_kernels(curve.name, opt), "f64_twiddles": "CUZK_NTT_F64" in opt})
-               for name, opt in variants]
     backend = get_backend("cuda")
     g = curve.fr.params.generator
     rng = np.random.default_rng(1)
@@ -103,15 +75,6 @@ def main():
                   + ("" if same else "  RESULT DIFFERS"), flush=True)
             del got
         N.MAX_STAGES, N.TILE = plans[0]
-        for name, study in studies:
-            fwd = event_median_ms(lambda: N.ntt(curve.name, a, **study), repeat=7)
-            coset = event_median_ms(lambda: N.ntt(curve.name, a, coset=g, **study), repeat=7)
-            inv = N.ntt(curve.name, ref[0], inverse=True, **study)
-            got = (N.ntt(curve.name, a, **study), N.ntt(curve.name, a, coset=g, **study))
-            same = all(bool((x == y).all()) for x, y in zip(got, ref)) and bool((inv == a).all())
-            print(f"2^{log_n} {name} (stages {plans[0][0]} tile {plans[0][1]}): forward {fwd:.3f} ms, coset "
-                  f"{coset:.3f} ms" + ("" if same else "  RESULT DIFFERS"), flush=True)
-            del got, inv
         fwd = event_median_ms(lambda: backend.ntt(curve, a), repeat=7)
         direct = event_median_ms(lambda: N.ntt(curve.name, a), repeat=7)
         print(f"2^{log_n} stages {plans[0][0]} tile {plans[0][1]}: forward {fwd:.3f} ms through CudaBackend.ntt "

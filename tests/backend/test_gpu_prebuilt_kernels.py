@@ -1,6 +1,6 @@
 """scripts/prebuilt_kernels.py on a GPU machine: a module built ahead (`build`) and filed in CuPy's
 cache (`seed`) is what a later process's RawModule loads, with no compile, and its kernels run
-right (the FP64 study's products against Python's integers)."""
+right (BN254's production module, the smaller of the two: its Fr product against Python's integers)."""
 
 import os
 import subprocess
@@ -16,7 +16,7 @@ ROOT = SCRIPT.parents[1]
 CHECK = """
 import numpy as np, cupy as cp
 from cupy.cuda import compiler
-from cuzk.bench import fp64_product as F
+from cuzk.backend.cuda.module import fn
 from cuzk.field.fields import CURVE_FIELDS
 
 class Refuse(compiler._KernelCacheBackend):  # the seeded cache must serve: a compile would save
@@ -24,14 +24,16 @@ class Refuse(compiler._KernelCacheBackend):  # the seeded cache must serve: a co
     def load(self, name): return self.disk.load(name)
     def save(self, name, cubin, source): raise SystemExit("compiled: not served by the seeded cache")
 compiler._set_kernel_cache_backend(Refuse(compiler._kernel_cache_backend))
-r = CURVE_FIELDS["bls12_381"][0].p
+r = CURVE_FIELDS["bn254"][0].p
 rng = np.random.default_rng(3)
 n = 256
 xs = [int.from_bytes(rng.bytes(32), "little") % r for _ in range(2 * n)]
-words = np.array([[(v >> (32 * i)) & 0xFFFFFFFF for i in range(8)] for v in xs], dtype=np.uint32)
-got = cp.asnumpy(F.chain(cp.asarray(words[:n]), cp.asarray(words[n:]), 1, "integer", field="fr"))
+limbs = cp.asarray(np.array([[(v >> (64 * i)) & (2**64 - 1) for i in range(4)] for v in xs], dtype=np.uint64))
+out = cp.empty((n, 4), dtype=cp.uint64)
+fn("bn254", "fr_vmul")((1,), (n,), (limbs[:n], limbs[n:], out, np.uint64(n)))  # Montgomery product: x y / 2^256
+got = cp.asnumpy(out)
 for i in range(n):
-    value = int.from_bytes(got[i].astype("<u4").tobytes(), "little")
+    value = sum(int(got[i, k]) << (64 * k) for k in range(4))
     assert value < 2 * r and value % r == xs[i] * xs[n + i] * pow(1 << 256, -1, r) % r, i
 print("served and right")
 """
@@ -39,12 +41,12 @@ print("served and right")
 
 def test_a_seeded_module_is_loaded_without_compiling(tmp_path):
     env = dict(os.environ, CUPY_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
-    build = subprocess.run([sys.executable, str(SCRIPT), "build", str(tmp_path / "pre.tgz"), "fp64"], env=env,
-                           capture_output=True, text=True, timeout=600)
+    build = subprocess.run([sys.executable, str(SCRIPT), "build", str(tmp_path / "pre.tgz"), "module:bn254"],
+                           env=env, capture_output=True, text=True, timeout=600)
     assert build.returncode == 0, build.stdout + build.stderr
     seed = subprocess.run([sys.executable, str(SCRIPT), "seed", str(tmp_path / "pre.tgz")], env=env,
                           capture_output=True, text=True, timeout=600)
-    assert seed.returncode == 0 and seed.stdout.startswith("seeded fp64"), seed.stdout + seed.stderr
+    assert seed.returncode == 0 and seed.stdout.startswith("seeded module:bn254"), seed.stdout + seed.stderr
     assert len(list((tmp_path / "cache").glob("*.cubin"))) == 1
     check = subprocess.run([sys.executable, "-c", CHECK], env=env, capture_output=True, text=True, timeout=600,
                            cwd=ROOT)

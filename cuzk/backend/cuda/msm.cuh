@@ -188,15 +188,8 @@ __device__ __forceinline__ void batch_to_affine(const u32* scratch, u32* dst, u6
 // ~10 % of the additions' time with 256-512 points a bucket). A bucket wholly inside the segment
 // goes to buckets[b]; one that began before it to first[t], one that goes on past it to last[t];
 // the combine-parts kernel adds those. Each next point is loaded before the current one is added.
-// the accumulation's addition: madd-2008-s (curve.cuh); the FP64 study swaps in another
-struct MixedAdd {
-    template <class F>
-    __device__ __forceinline__ XYZZ<F> operator()(const XYZZ<F>& p, const Affine<F>& q) const {
-        return xyzz_add_affine_inline(p, q);
-    }
-};
-
-template <class F, class Add = MixedAdd>
+// The addition is madd-2008-s (curve.cuh's xyzz_add_affine_inline).
+template <class F>
 __device__ __forceinline__ void msm_accumulate_run(const u32* bases, u32 nbase, const u32* rows, const u32* sorted,
                                                    const u32* offsets, u32 nbuckets, u32 run, u32* buckets,
                                                    u32* first, u32* last) {
@@ -221,7 +214,7 @@ __device__ __forceinline__ void msm_accumulate_run(const u32* bases, u32 nbase, 
             en = sorted[j + 1];
             q = load_point<F>(bases, nbase, rows, en & 0x7fffffffu);
         }
-        acc = Add()(acc, cur);
+        acc = xyzz_add_affine_inline(acc, cur);
         if (j + 1 == bend || j + 1 == e) {
             if (offsets[b] < s) store_xyzz(first, t, acc);
             else if (bend > e) store_xyzz(last, t, acc);
@@ -351,66 +344,8 @@ typedef Fp2<fq_params> fq2_t;
 // accumulation blocks of 128 threads (ACC_THREADS, ACC_BLOCKS in msm.py) resident per SM: G1's 2
 // (202 registers, no spill) ran 3-5 % faster than 3 (168, spilling) once squarings had their own
 // routine (BENCHMARKS.md); G2 needs 255
-// the FP64-pipe study's Fq, for the two variants below only
-#include "field_f64.cuh"
-#if defined(CUZK_G1_F64) && defined(CUZK_FQ64)
-// a study (issue 16): G1's products on the FP64 pipe (field_f64.cuh), as msm_variants' --variant f64:-DCUZK_G1_F64
-typedef Fp64<fq_params, fq64_params> fq64_t;
-MSM_ACCUMULATE(g1, fq64_t, 2)
-MSM_KERNELS(g1, fq64_t)
-#elif defined(CUZK_G1_MIXED) && defined(CUZK_FQ64)
-// the same study, both pipes at once: of each 4 warps, CUZK_G1_MIXED (1-3) accumulate with the
-// FP64 product, the others with the integer one (--variant mixed:-DCUZK_G1_MIXED=2)
-typedef Fp64<fq_params, fq64_params> fq64_t;
-extern "C" __global__ void __launch_bounds__(128, 2) g1_msm_accumulate(const u32* bases, u32 nbase, const u32* rows,
-                                                                        const u32* sorted, const u32* offsets,
-                                                                        u32 nbuckets, u32 run, u32* buckets,
-                                                                        u32* first, u32* last) {
-    if (((threadIdx.x >> 5) & 3) < CUZK_G1_MIXED)
-        msm_accumulate_run<fq64_t>(bases, nbase, rows, sorted, offsets, nbuckets, run, buckets, first, last);
-    else msm_accumulate_run<fq_t>(bases, nbase, rows, sorted, offsets, nbuckets, run, buckets, first, last);
-}
-MSM_KERNELS(g1, fq_t)
-#elif defined(CUZK_G1_LANE) && defined(CUZK_FQ64)
-// the same study, both pipes in every thread: the mixed addition takes some of its products on the
-// FP64 pipe, interleaved with the integer ones (--variant lane:-DCUZK_G1_LANE=2). Level 1: S2 and
-// Q; 2: also R^2 and ZZZ3; 3: also Y3's two products; 4: also U2 and PPP (8 of 11, PP and ZZ3 left
-// on the integer pipe). Static SASS puts the balance near level 4 (BENCHMARKS.md, session 19).
-struct SplitAdd {
-    __device__ __forceinline__ XYZZ<fq_t> operator()(const XYZZ<fq_t>& p, const Affine<fq_t>& q) const {
-        constexpr int L = CUZK_G1_LANE;
-        if (q.is_zero()) return p;
-        if (p.ZZ.is_zero()) return {q.x, q.y, fq_t::one(), fq_t::one()};
-        const fq_t U2 = L >= 4 ? fp_mul_f64<fq_params, fq64_params>(q.x, p.ZZ) : fp_mul(q.x, p.ZZ);
-        const fq_t S2 = fp_mul_f64<fq_params, fq64_params>(q.y, p.ZZZ);
-        const fq_t P = fp_sub(U2, p.X);
-        const fq_t R = fp_sub(S2, p.Y);
-        if (P.is_zero()) {
-            if (R.is_zero()) return affine_dbl<fq_t>(q);
-            return XYZZ<fq_t>::zero();
-        }
-        const fq_t PP = fp_sqr(P);
-        const fq_t RR = L >= 2 ? fp_sqr_f64<fq_params, fq64_params>(R) : fp_sqr(R);
-        const fq_t PPP = L >= 4 ? fp_mul_f64<fq_params, fq64_params>(P, PP) : fp_mul(P, PP);
-        const fq_t Q = fp_mul_f64<fq_params, fq64_params>(p.X, PP);
-        const fq_t X3 = fp_sub(fp_sub(RR, PPP), fp_dbl(Q));
-        const fq_t Y3 = L >= 3 ? fp_mul_add_f64<fq_params, fq64_params>(R, fp_sub(Q, X3), p.Y, fp_neg(PPP))
-                               : fp_mul_add(R, fp_sub(Q, X3), p.Y, fp_neg(PPP));
-        return {X3, Y3, fp_mul(p.ZZ, PP),
-                L >= 2 ? fp_mul_f64<fq_params, fq64_params>(p.ZZZ, PPP) : fp_mul(p.ZZZ, PPP)};
-    }
-};
-extern "C" __global__ void __launch_bounds__(128, 2) g1_msm_accumulate(const u32* bases, u32 nbase, const u32* rows,
-                                                                        const u32* sorted, const u32* offsets,
-                                                                        u32 nbuckets, u32 run, u32* buckets,
-                                                                        u32* first, u32* last) {
-    msm_accumulate_run<fq_t, SplitAdd>(bases, nbase, rows, sorted, offsets, nbuckets, run, buckets, first, last);
-}
-MSM_KERNELS(g1, fq_t)
-#else
 MSM_ACCUMULATE(g1, fq_t, 2)
 MSM_KERNELS(g1, fq_t)
-#endif
 MSM_ACCUMULATE(g2, fq2_t, 2)
 MSM_KERNELS(g2, fq2_t)
 

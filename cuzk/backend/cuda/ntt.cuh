@@ -5,33 +5,8 @@
 // Natural order in and out.
 #pragma once
 #include "field.cuh"
-#include "field_f64.cuh"
 
 typedef Fp<fr_params> fr_t;
-
-// The FP64-pipe study (issue 16; field_f64.cuh): built with -DCUZK_NTT_F64=K (1-3), K of each 4
-// warps multiply by the twiddles on the FP64 pipe, the others on the integer one. That product
-// divides by R' = 2^288 = 2^32 R, so those warps read tw64, the twiddles times 2^32 (the host
-// passes tw itself when the option is off, and nothing reads it).
-#if defined(CUZK_NTT_F64) && defined(CUZK_FR64)
-__device__ __forceinline__ bool ntt_warp_f64() {
-    return ((blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) & 3) < CUZK_NTT_F64;
-}
-__device__ __forceinline__ fr_t tw_mul(bool f64, const fr_t& x, const fr_t& w) {
-    return f64 ? fp_mul_f64<fr_params, fr64_params>(x, w) : fp_mul(x, w);
-}
-#else
-__device__ __forceinline__ bool ntt_warp_f64() { return false; }
-__device__ __forceinline__ fr_t tw_mul(bool, const fr_t& x, const fr_t& w) { return fp_mul(x, w); }
-#endif
-// ... or with -DCUZK_NTT_F64_LANE=1 (2), every thread takes one (two) of its radix-4 unit's four
-// products on the FP64 pipe, a3's (and y3's), the rest on the integer one: each warp keeps both
-// pipes busy, at 80 registers where a warp on the FP64 pipe needs 128
-#if defined(CUZK_NTT_F64_LANE) && defined(CUZK_FR64)
-constexpr int NTT_LANE_F64 = CUZK_NTT_F64_LANE;
-#else
-constexpr int NTT_LANE_F64 = 0;
-#endif
 
 __device__ __forceinline__ u64 bitrev(u64 x, u32 bits) { return __brevll(x) >> (64 - bits); }
 
@@ -80,7 +55,7 @@ __device__ __forceinline__ u64 ntt_last_index(u32 t, u32 gl, u32 log_n, u32 m, u
 // only `rows` elements of src, the rest counting as zero (no padded copy of a
 // short input).
 template <bool COSET, bool LAST>
-__device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32* tw0, const u32* tw64, u32 log_n, u32 s0, u32 m,
+__device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32* tw, u32 log_n, u32 s0, u32 m,
                                              u32 log_G, const u32* powers, int inverse = 0,
                                              const u32* scale = nullptr, const u32* post = nullptr,
                                              const u32* sub = nullptr, u64 rows = ~0ull) {
@@ -91,8 +66,6 @@ __device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32
     const u64 g0 = (u64)blockIdx.x << log_G;
     const u32 tile = G << m;
     const u32 log_stride = log_n - s0 - m;
-    const bool f64 = ntt_warp_f64();
-    const u32* tw = f64 ? tw64 : tw0;  // warp-uniform
     for (u32 f = threadIdx.x; f < tile; f += blockDim.x) {
         u32 t, gl;
         ntt_tile_coords(f, log_G, log_stride, m, t, gl);
@@ -130,7 +103,7 @@ __device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32
             fr_t y = fr_t::load(reinterpret_cast<const u32*>(pb));
             fr_t sum = fp_add(x, y);
             fr_t dif = fp_sub(x, y);
-            if (e) dif = tw_mul(f64, dif, fr_t::load(tw + e * fr_t::N));
+            if (e) dif = fp_mul(dif, fr_t::load(tw + e * fr_t::N));
             sum.store(reinterpret_cast<u32*>(pa));
             dif.store(reinterpret_cast<u32*>(pb));
         }
@@ -157,21 +130,14 @@ __device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32
             fr_t x3 = fr_t::load(reinterpret_cast<const u32*>(p + 3 * d));
             fr_t a0 = fp_add(x0, x2), a2 = fp_sub(x0, x2);
             fr_t a1 = fp_add(x1, x3);
-            fr_t a3;
-            if constexpr (NTT_LANE_F64 >= 1)
-                a3 = fp_mul_f64<fr_params, fr64_params>(fp_sub(x1, x3), fr_t::load(tw64 + (e0 + (n >> 2)) * fr_t::N));
-            else
-                a3 = tw_mul(f64, fp_sub(x1, x3), fr_t::load(tw + (e0 + (n >> 2)) * fr_t::N));
-            if (e0) a2 = tw_mul(f64, a2, fr_t::load(tw + e0 * fr_t::N));
+            fr_t a3 = fp_mul(fp_sub(x1, x3), fr_t::load(tw + (e0 + (n >> 2)) * fr_t::N));
+            if (e0) a2 = fp_mul(a2, fr_t::load(tw + e0 * fr_t::N));
             fr_t y0 = fp_add(a0, a1), y1 = fp_sub(a0, a1);
             fr_t y2 = fp_add(a2, a3), y3 = fp_sub(a2, a3);
             if (e0) {
                 const fr_t w2 = fr_t::load(tw + 2 * e0 * fr_t::N);
-                y1 = tw_mul(f64, y1, w2);
-                if constexpr (NTT_LANE_F64 >= 2)
-                    y3 = fp_mul_f64<fr_params, fr64_params>(y3, fr_t::load(tw64 + 2 * e0 * fr_t::N));
-                else
-                    y3 = tw_mul(f64, y3, w2);
+                y1 = fp_mul(y1, w2);
+                y3 = fp_mul(y3, w2);
             }
             y0.store(reinterpret_cast<u32*>(p));
             y1.store(reinterpret_cast<u32*>(p + d));
@@ -204,20 +170,19 @@ __device__ __forceinline__ void ntt_dif_pass(const u32* src, u32* dst, const u32
     }
 }
 
-extern "C" __global__ void fr_ntt_dif_pass(const u32* src, u32* dst, const u32* tw, const u32* tw64, u32 log_n, u32 s0,
-                                           u32 m, u32 log_G, u64 rows) {
-    ntt_dif_pass<false, false>(src, dst, tw, tw64, log_n, s0, m, log_G, nullptr, 0, nullptr, nullptr, nullptr, rows);
+extern "C" __global__ void fr_ntt_dif_pass(const u32* src, u32* dst, const u32* tw, u32 log_n, u32 s0, u32 m,
+                                           u32 log_G, u64 rows) {
+    ntt_dif_pass<false, false>(src, dst, tw, log_n, s0, m, log_G, nullptr, 0, nullptr, nullptr, nullptr, rows);
 }
 
-extern "C" __global__ void fr_ntt_dif_pass_coset(const u32* src, u32* dst, const u32* tw, const u32* tw64, u32 log_n,
-                                                 u32 m, u32 log_G, const u32* powers) {
-    ntt_dif_pass<true, false>(src, dst, tw, tw64, log_n, 0, m, log_G, powers);
+extern "C" __global__ void fr_ntt_dif_pass_coset(const u32* src, u32* dst, const u32* tw, u32 log_n, u32 m,
+                                                 u32 log_G, const u32* powers) {
+    ntt_dif_pass<true, false>(src, dst, tw, log_n, 0, m, log_G, powers);
 }
 
-extern "C" __global__ void fr_ntt_dif_last(const u32* src, u32* out, const u32* tw, const u32* tw64, u32 log_n, u32 s0,
-                                           u32 m, u32 log_G, int inverse, const u32* scale, const u32* post,
-                                           const u32* sub) {
-    ntt_dif_pass<false, true>(src, out, tw, tw64, log_n, s0, m, log_G, nullptr, inverse, scale, post, sub);
+extern "C" __global__ void fr_ntt_dif_last(const u32* src, u32* out, const u32* tw, u32 log_n, u32 s0, u32 m,
+                                           u32 log_G, int inverse, const u32* scale, const u32* post, const u32* sub) {
+    ntt_dif_pass<false, true>(src, out, tw, log_n, s0, m, log_G, nullptr, inverse, scale, post, sub);
 }
 
 // dst[i] = src[i] * powers[i] (coset shift before a transform of one pass), batched on y

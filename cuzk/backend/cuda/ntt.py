@@ -109,15 +109,14 @@ def passes(log_n: int) -> list[int]:
     return [log_n // count + (k < log_n % count) for k in range(count)]
 
 
-def ntt(curve: str, values: cp.ndarray, inverse: bool = False, coset: int | None = None, **study) -> cp.ndarray:
-    """Device NTT over the last two axes (n, 4) of `values`; returns a new array. `study`: transform's
-    kern and f64_twiddles, for a module built with other options (ntt_variants)."""
+def ntt(curve: str, values: cp.ndarray, inverse: bool = False, coset: int | None = None) -> cp.ndarray:
+    """Device NTT over the last two axes (n, 4) of `values`; returns a new array."""
     n, _ = _check(curve, values)
     if not inverse:
         pre = power_table(curve, coset % _modulus(curve), n) if coset is not None else None
-        return transform(curve, values, pre=pre, **study)
+        return transform(curve, values, pre=pre)
     return transform(curve, values, inverse=True, scale=const(curve, _inverse(curve, n)),
-                     post=power_table(curve, _inverse(curve, coset), n) if coset is not None else None, **study)
+                     post=power_table(curve, _inverse(curve, coset), n) if coset is not None else None)
 
 
 def _modulus(curve: str) -> int:
@@ -155,14 +154,12 @@ def _mul_table(curve: str, src: cp.ndarray, table: cp.ndarray, batch: int, n: in
 
 def transform(curve: str, values: cp.ndarray, *, inverse: bool = False, pre: cp.ndarray | None = None,
               post: cp.ndarray | None = None, scale: cp.ndarray | None = None,
-              sub: cp.ndarray | None = None, size: int | None = None, kern=fn, f64_twiddles: bool = False) -> cp.ndarray:
+              sub: cp.ndarray | None = None, size: int | None = None) -> cp.ndarray:
     """Output k = sum_i values[i] pre[i] w^(+-ik), times scale and post[k], minus sub[k] (each where
     given): the DFT over w (inverse: over 1/w, without the 1/n, which `scale` or `post` may carry).
     pre is applied as the first pass loads; scale, post and sub (shaped like the output) as the last
     one stores. With `size`, a single vector of fewer rows is the first rows of one of that size,
-    the rest zero: the first pass reads it as it is, instead of a padded copy. `kern(curve, name)`
-    gives the kernels (a module built with other options); `f64_twiddles` passes the passes a
-    second table, the twiddles times 2^32, for a module built with -DCUZK_NTT_F64 (ntt.cuh)."""
+    the rest zero: the first pass reads it as it is, instead of a padded copy."""
     rows = None
     if size is not None and values.shape[-2] > size:
         raise ValueError(f"{values.shape[-2]} rows do not fit an NTT of size {size}")
@@ -198,22 +195,21 @@ def transform(curve: str, values: cp.ndarray, *, inverse: bool = False, pre: cp.
         src, pre = _mul_table(curve, src, pre, batch, n), None
     root, launches = _plan(curve, log_n, MAX_STAGES, TILE)
     tw = power_table(curve, root, max(1, n // 2))
-    tw64 = scaled_power_table(curve, root, max(1, n // 2), 1 << 32) if f64_twiddles else tw
     out = cp.empty((batch, n, 4), dtype=cp.uint64)
     data = cp.empty((batch, n, 4), dtype=cp.uint64) if log_n > MAX_STAGES else None
     for s0, m, grid_x, block, smem, (u_log_n, u_s0, u_m, u_log_g) in launches:
         grid = (grid_x, batch)
         if s0 + m == log_n:
-            kern(curve, "fr_ntt_dif_last")(grid, block, (src, out, tw, tw64, u_log_n, u_s0, u_m, u_log_g,
-                                                         np.int32(1 if inverse else 0),
-                                                         scale if scale is not None else np.uint64(0),
-                                                         post if post is not None else np.uint64(0),
-                                                         sub if sub is not None else np.uint64(0)), shared_mem=smem)
+            fn(curve, "fr_ntt_dif_last")(grid, block, (src, out, tw, u_log_n, u_s0, u_m, u_log_g,
+                                                       np.int32(1 if inverse else 0),
+                                                       scale if scale is not None else np.uint64(0),
+                                                       post if post is not None else np.uint64(0),
+                                                       sub if sub is not None else np.uint64(0)), shared_mem=smem)
         elif s0 == 0 and pre is not None:
-            kern(curve, "fr_ntt_dif_pass_coset")(grid, block, (src, data, tw, tw64, u_log_n, u_m, u_log_g, pre),
-                                                 shared_mem=smem)
+            fn(curve, "fr_ntt_dif_pass_coset")(grid, block, (src, data, tw, u_log_n, u_m, u_log_g, pre),
+                                               shared_mem=smem)
         else:
-            kern(curve, "fr_ntt_dif_pass")(grid, block, (src, data, tw, tw64, u_log_n, u_s0, u_m, u_log_g,
-                                                         np.uint64(rows if s0 == 0 and rows else n)), shared_mem=smem)
+            fn(curve, "fr_ntt_dif_pass")(grid, block, (src, data, tw, u_log_n, u_s0, u_m, u_log_g,
+                                                       np.uint64(rows if s0 == 0 and rows else n)), shared_mem=smem)
         src = data
     return out.reshape(shape)
