@@ -9,7 +9,7 @@ An input is a request's fields, as `CircuitSpec.sample_request` gives them: for 
 circuits those of a request as Curio sends it (vanilla_proofs, registered_proof, randomness,
 miner_id, partition_index, proof_kind); for the others {"vanilla_proof": bytes}. Inputs are
 generated locally for built-in circuits, or read with --vanilla FILE: a JSON request as
-`gen-vanilla` writes it for the PoSt kinds (cuzk.formats.filecoin.post_request), or a JSON array
+`gen-vanilla` writes it for Filecoin's kinds (cuzk.formats.filecoin.request_json), or a JSON array
 of them; a JSON array of base64 strings, as cuzk-bench and `gen-vanilla --count N` write for the
 other circuits; or one raw input (a vanilla proof's bytes).
 """
@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import re
 import sys
 import time
 
@@ -26,7 +27,7 @@ from cuzk.circuits import PRESETS
 from cuzk.engine.catalog.served import build_registry
 from cuzk.engine.config import EngineConfig
 from cuzk.engine.errors import UnknownCircuit
-from cuzk.formats.filecoin import post_request
+from cuzk.formats.filecoin import request_json
 
 from .errors import BenchError
 
@@ -62,24 +63,30 @@ def spec_lookup(cid: str):
 
 
 def is_request(fields: dict) -> bool:
-    """Fields of more than one vanilla proof (a Filecoin PoSt request), kept as a JSON request file."""
+    """Fields beyond one vanilla proof (a Filecoin request: PoSt, PoRep), kept as a JSON request file."""
     return set(fields) != {"vanilla_proof"}
 
 
 def read_inputs_file(path: str) -> list[dict]:
-    """The inputs of a --vanilla file, as request fields (formats: the module docstring)."""
+    """The inputs of a --vanilla file, as request fields (formats: the module docstring). A JSON
+    object whose first key is not a request field (Curio's C1 envelope, a bare C1 output) is one
+    raw vanilla proof: it is not parsed here (a bare C1 output is millions of numbers)."""
     try:
         data = open(path, "rb").read()
     except OSError as exc:
         raise BenchError(f"{path}: {exc.strerror}") from None
-    try:
-        obj = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
+    head = data[:200].lstrip()
+    if head[:1] == b"{":
+        first = re.match(rb'\{\s*"([A-Za-z_]+)"', head)
+        if first and first.group(1).decode() in request_json.FIELDS:
+            return [request_json.from_json(data, path)]
         return [{"vanilla_proof": data}]
-    if isinstance(obj, dict):
-        return [post_request.from_json(data, path)]
+    try:
+        obj = json.loads(data) if head[:1] == b"[" else None
+    except (ValueError, UnicodeDecodeError):
+        obj = None
     if isinstance(obj, list) and obj and all(isinstance(x, dict) for x in obj):
-        return [post_request.from_json(json.dumps(x).encode(), f"{path}[{i}]") for i, x in enumerate(obj)]
+        return [request_json.from_object(x, f"{path}[{i}]") for i, x in enumerate(obj)]
     if isinstance(obj, list) and obj and all(isinstance(x, str) for x in obj):
         return [{"vanilla_proof": base64.b64decode(x)} for x in obj]
     return [{"vanilla_proof": data}]
@@ -111,9 +118,9 @@ def gen_vanilla(args) -> int:
     items = [spec.sample_request(None if args.seed is None else args.seed + i) for i in range(args.count)]
     if is_request(items[0]):
         if args.count == 1:
-            data, what = post_request.to_json(items[0]), "a JSON request (vanilla_proofs, randomness, ...)"
+            data, what = request_json.to_json(items[0]), "a JSON request as Curio's fields (bytes as base64)"
         else:
-            data = json.dumps([json.loads(post_request.to_json(x)) for x in items], indent=1).encode()
+            data = json.dumps([json.loads(request_json.to_json(x)) for x in items], indent=1).encode()
             what = f"{args.count} JSON requests (a JSON array)"
     elif args.count == 1:
         data, what = items[0]["vanilla_proof"], "a raw vanilla proof"

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from cuzk.errors import CuzkError, FormatError
+from cuzk.progress import Status
 
 KINDS = {"window-post": "window", "winning-post": "winning"}
 # circuitinfo's figures for v28 (constraints, public inputs with ONE): rust-fil-proofs PR #1325
@@ -98,7 +99,7 @@ def check(args) -> int:
     from cuzk.circuits.filecoin.post_check import distinct_slots, first_unsatisfied
     from cuzk.circuits.filecoin.post_partition import partition_slots
     from cuzk.circuits.filecoin.registered_proofs import post_config
-    from cuzk.formats.filecoin.post_request import from_json
+    from cuzk.formats.filecoin.request_json import from_json
     from cuzk.formats.filecoin.post_vanilla import decode_sector_proofs
 
     kind = KINDS[args.kind]
@@ -140,7 +141,9 @@ def check(args) -> int:
     todo = distinct_slots(cfg, slots)
     out(f"{cfg.name}: {len(proofs)} sector proof(s), {len(todo)} distinct slot(s) of "
         f"{cfg.sectors_per_partition} to check, {cfg.challenges_per_sector} challenge(s) each\n")
-    bad = first_unsatisfied(cfg, slots, public, progress=_progress if sys.stderr.isatty() else None)
+    status = Status("checked", len(todo), unit="slot(s)")
+    bad = first_unsatisfied(cfg, slots, public, progress=lambda done, _total: status.update(done))
+    status.close()
     if bad is not None:
         out(f"unsatisfied: {bad}\n")
         return 1
@@ -153,7 +156,3 @@ def _size_name(size: int) -> str:
 
     return SIZE_NAMES.get(int(size), "2KiB")
 
-
-def _progress(done: int, total: int) -> None:
-    sys.stderr.write(f"\rchecked {done}/{total} slot(s)" + ("\n" if done == total else ""))
-    sys.stderr.flush()

@@ -16,7 +16,8 @@ from cuzk.circuits.filecoin import post_kind
 from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
 from cuzk.cli.main import main
 from cuzk.engine.catalog import synthetic
-from cuzk.formats.filecoin.post_request import from_json, sample_request, to_json
+from cuzk.formats.filecoin.post_request import sample_request
+from cuzk.formats.filecoin.request_json import from_json, to_json
 from cuzk.formats.vanilla import generate_vanilla
 
 

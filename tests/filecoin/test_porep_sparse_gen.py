@@ -208,20 +208,35 @@ def test_sparse_trees_are_dense_trees_with_default_leaves():
     dl = _tree_levels(d, (2,) * cfg.tree_d_depth, lambda k: sha254_many(k.reshape(len(k), 64)))
     td = SparseTree(idx, d[idx], (2,) * cfg.tree_d_depth, sha_level, np.zeros(32, dtype=np.uint8))
     assert np.array_equal(td.root, dl[-1][0])
-    for lv, sib in enumerate(td.paths(idx)):
-        assert np.array_equal(sib[:, 0], dl[lv][(idx >> lv) ^ 1])
+    other = np.setdiff1d(np.arange(cfg.nodes), idx)[:50]  # leaves off the known paths: default siblings below
+    both = np.concatenate([idx, other])
+    for lv, sib in enumerate(td.paths(both)):
+        assert np.array_equal(sib[:, 0], dl[lv][(both >> lv) ^ 1])
+    assert np.array_equal(td.leaves(both), d[both])
+    for lv, sib in enumerate(t.paths(other)):
+        a = cfg.arities[lv]
+        pos = (other // int(np.prod(cfg.arities[:lv]))) % a
+        group = levels[lv].reshape(-1, a, 4)[other // int(np.prod(cfg.arities[: lv + 1]))]
+        keep = np.arange(a)[None, :] != pos[:, None]
+        assert np.array_equal(sib, group[keep].reshape(len(other), a - 1, 4))
 
 
-def test_cc_sector_replica_id_is_derived():
+@pytest.mark.parametrize("cc", [True, False], ids=["cc", "data"])
+def test_replica_id_is_derived(cc):
+    """replica_id is generate_replica_id of the prover, sector, ticket, comm_d and porep id, for the
+    given prover and sector; a cc sector's comm_d is the all-zero tree's root and its data zero."""
     cfg = porep_config_for(SECTOR_SIZES["2KiB"])
-    sp = make_sector_proofs(cfg, seed=6, cc=True)
+    prover = bytes([0xC8, 0x01]) + bytes(30)  # LEB128 of miner 200
+    sp = make_sector_proofs(cfg, seed=6, cc=cc, prover_id=prover, sector_id=77)
+    _check_sector(cfg, sp)
+    assert (sp.prover_id, sp.sector_id) == (prover, 77)
+    assert bytes(sp.replica_id) == generate_replica_id(prover, 77, sp.ticket, bytes(sp.comm_d),
+                                                       porep_id(cfg.registered_proof))
     zero = bytes(32)
     for _ in range(cfg.tree_d_depth):
         zero = _sha254(zero + zero)
-    assert bytes(sp.comm_d) == zero
-    assert bytes(sp.replica_id) == generate_replica_id(sp.prover_id, sp.sector_id, sp.ticket, zero,
-                                                       porep_id(cfg.registered_proof))
-    assert not sp.partitions[0].data_leaves.any()
+    assert (bytes(sp.comm_d) == zero) == cc
+    assert sp.partitions[0].data_leaves.any() != cc
 
 
 # ---- 32 / 64 GiB ----------------------------------------------------------------------------------------

@@ -9,6 +9,9 @@ j = challenges_per_partition * k + i (u32),
 so node 0 (which has no parents) is never challenged. Synthetic and non-interactive PoRep draw
 their challenges otherwise (not here); the circuit is the same.
 
+The replica id (stacked/vanilla/params.rs `generate_replica_id`) binds a replica to its prover,
+sector, ticket, data (comm_d) and porep id: the challenges derive from it.
+
 Public inputs of one partition (stacked/circuit/proof.rs `generate_public_inputs`): replica_id,
 comm_d, comm_r, then per challenge: its leaf index (tree D path), the 6 DRG parents' indices and
 the 8 expander parents' indices (tree C paths), the challenge (`UInt64` packed), and the challenge
@@ -18,10 +21,13 @@ twice more (tree R-last and tree C paths). A path's input is its leaf index as o
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from cuzk.gadgets.sha256.native import sha256
 
+from ..fr_bytes import TOP_MASK
 from .porep_config import DEGREE, PorepConfig
 
 PER_CHALLENGE_INPUTS = 1 + DEGREE + 3  # tree D path, 14 parents' tree C paths, challenge, tree R-last, tree C
@@ -48,3 +54,13 @@ def public_inputs(replica_id: int, comm_d: int, comm_r: int, challenges, drg_par
                            np.asarray(exp_parents).tolist()):
         out += [c] + list(drg) + list(exp) + [c, c, c]
     return out
+
+
+def generate_replica_id(prover_id: bytes, sector_id: int, ticket: bytes, comm_d: bytes, porep: bytes) -> bytes:
+    """rust-fil-proofs stacked/vanilla/params.rs `generate_replica_id`: SHA-256 of prover_id ||
+    sector_id (u64 BE) || ticket || comm_d || porep id, the two top bits cleared (fr32
+    `bytes_into_fr_repr_safe`)."""
+    d = bytearray(hashlib.sha256(bytes(prover_id) + int(sector_id).to_bytes(8, "big") + bytes(ticket)
+                                 + bytes(comm_d) + bytes(porep)).digest())
+    d[31] &= TOP_MASK
+    return bytes(d)

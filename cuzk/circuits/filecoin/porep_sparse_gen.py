@@ -17,23 +17,23 @@ columns     S = U and all their parents. Every node of S has ONE column of `cfg.
             waves (a challenged node whose DRG parent is challenged too comes after it; DRG parents
             are below their node, expander parents are read from the previous layer). A parent
             shared by several challenges, or itself challenged, is thus one consistent column.
-data        random nodes at U (or all zero: `cc=True`, a committed-capacity sector); zero elsewhere.
+data        random nodes at DATA_NODES random nodes (all of a small sector), zero elsewhere (all zero:
+            `cc=True`, a committed-capacity sector); chosen before the challenges are known.
 trees       `SparseTree`: per level only the parents of known nodes are hashed; unknown children
             are the default subtree of that level (the hash of all-default leaves, computed once per
             level). tree D: binary sha254 over the data (depth `cfg.tree_d_depth`, default leaf zero);
             tree C: Poseidon (the sector shape's `cfg.arities`) over the columns' Poseidon hashes
             (arity L) at S, default leaf 0; tree R-last: Poseidon over replica = data + last label
             (in Fr) at U, default leaf 0. comm_r = Poseidon2(comm_c, comm_r_last).
-replica_id  random Fr; with `cc=True` it is rust-fil-proofs' `generate_replica_id` of random
-            prover_id / sector_id / ticket, the all-zero comm_d and the porep id (possible because
-            the zero sector's comm_d is known before the challenges are), so the ticket is real.
+replica_id  rust-fil-proofs' `generate_replica_id` of the prover id, sector id and ticket (given or
+            random), comm_d and the porep id, as sealing derives it: tree D holds only the data, so
+            comm_d is known before the labels (which depend on replica_id) are computed.
 
 Everything that scales with the challenge count is a numpy array; nothing scales with the sector.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Callable
 
@@ -42,13 +42,14 @@ import numpy as np
 from cuzk.gadgets.sha256.filecoin import sha254_many
 from cuzk.gadgets.sha256.native import sha256 as sha256_many
 
-from ..fr_bytes import TOP_MASK, fr, from_mont, random_fr, random_nodes, to_mont
-from .porep_challenges import interactive_challenges
+from ..fr_bytes import TOP_MASK, fr, from_mont, random_nodes, to_mont
+from .porep_challenges import generate_replica_id, interactive_challenges
 from .porep_config import BASE_DEGREE, DEGREE, PorepConfig
 from .porep_proof import PorepPartitionProof
 from .sdr import SdrGraph, porep_id
 from .tree_r_last import comm_r_of, hash_children
 
+DATA_NODES = 4096  # nodes of a (non-cc) generated sector that hold random data; the others hold zero
 PREFIX_BYTES = 64  # replica_id || layer u32 BE || node u64 BE || 20 zero bytes
 
 
@@ -88,18 +89,29 @@ class SparseTree:
         self.root = cur[0]
 
     def paths(self, index) -> list[np.ndarray]:
-        """Per level the siblings [K, a - 1, *node] of leaves `index` (each a known leaf)."""
+        """Per level the siblings [K, a - 1, *node] of leaves `index` (any leaves: below the known
+        paths every sibling is the level's default node)."""
         idx = np.asarray(index, dtype=np.int64).ravel()
         out = []
-        for a, par, kids in zip(self.arities, self.parents, self.children):
+        for a, par, kids, default in zip(self.arities, self.parents, self.children, self.defaults):
             pos = idx % a
-            row = np.searchsorted(par, idx // a)
-            if not np.array_equal(par[np.minimum(row, len(par) - 1)], idx // a):
-                raise KeyError("a leaf not on a known path")
+            row = np.minimum(np.searchsorted(par, idx // a), len(par) - 1)
+            known = par[row] == idx // a
             j = np.arange(a)
             cols = np.broadcast_to(j, (len(idx), a))[j[None, :] != pos[:, None]].reshape(len(idx), a - 1)
-            out.append(kids[row[:, None], cols])
+            sib = kids[row[:, None], cols]
+            sib[~known] = default
+            out.append(sib)
             idx = idx // a
+        return out
+
+    def leaves(self, index) -> np.ndarray:
+        """The leaves at `index` (the default leaf where none was given)."""
+        idx = np.asarray(index, dtype=np.int64).ravel()
+        a, par, kids = self.arities[0], self.parents[0], self.children[0]
+        row = np.minimum(np.searchsorted(par, idx // a), len(par) - 1)
+        out = kids[row, idx % a]
+        out[par[row] != idx // a] = self.defaults[0]
         return out
 
 
@@ -181,16 +193,6 @@ def compute_columns(replica_id: bytes, nodes: np.ndarray, parents: np.ndarray, c
 # ---- the sector ------------------------------------------------------------------------------------
 
 
-def generate_replica_id(prover_id: bytes, sector_id: int, ticket: bytes, comm_d: bytes, porep: bytes) -> bytes:
-    """rust-fil-proofs stacked/vanilla/params.rs `generate_replica_id`: SHA-256 of prover_id ||
-    sector_id (u64 BE) || ticket || comm_d || porep id, the two top bits cleared (fr32
-    `bytes_into_fr_repr_safe`)."""
-    d = bytearray(hashlib.sha256(bytes(prover_id) + int(sector_id).to_bytes(8, "big") + bytes(ticket)
-                                 + bytes(comm_d) + bytes(porep)).digest())
-    d[31] &= TOP_MASK
-    return bytes(d)
-
-
 @dataclass
 class SectorProofs:
     """One sector's C1 material: the commitments, the seed and every partition's vanilla proof."""
@@ -219,10 +221,12 @@ def _graph(cfg: PorepConfig, porep: bytes | None) -> tuple[SdrGraph, bytes]:
 
 
 def make_sector_proofs(cfg: PorepConfig, seed: int, *, cc: bool = False, porep: bytes | None = None,
-                       challenge_seed: bytes | None = None) -> SectorProofs:
+                       challenge_seed: bytes | None = None, prover_id: bytes | None = None,
+                       sector_id: int | None = None) -> SectorProofs:
     """All `cfg.partitions` vanilla proofs of one random sector, mutually consistent (see the module
     docstring). `seed` seeds everything random; `challenge_seed` (32 bytes) overrides the drawn
-    interactive seed; `cc`: an all-zero (committed-capacity) sector with a derived replica_id."""
+    interactive seed; `prover_id` (32 bytes) and `sector_id` the drawn ones replica_id derives
+    from; `cc`: an all-zero (committed-capacity) sector."""
     rng = np.random.default_rng(seed)
     graph, porep = _graph(cfg, porep)
     N, L = cfg.nodes, cfg.layers
@@ -232,17 +236,24 @@ def make_sector_proofs(cfg: PorepConfig, seed: int, *, cc: bool = False, porep: 
     if challenge_seed is None:
         challenge_seed = rng.integers(0, 256, 32, dtype=np.uint8).tobytes()
     zero = np.zeros(32, dtype=np.uint8)
-    prover_id = sector_id = None
+    drawn_prover = rng.integers(0, 256, 32, dtype=np.uint8).tobytes()
+    drawn_sector = int(rng.integers(0, 1 << 40))
+    prover_id = drawn_prover if prover_id is None else bytes(prover_id)
+    sector_id = drawn_sector if sector_id is None else int(sector_id)
+    if len(prover_id) != 32:
+        raise ValueError("prover_id: expected 32 bytes")
+
+    # replica_id depends on comm_d and the challenges on replica_id: tree D is built first, over
+    # random data at DATA_NODES nodes (every node of a small sector; none of a cc sector)
     if cc:
-        prover_id = rng.integers(0, 256, 32, dtype=np.uint8).tobytes()
-        sector_id = int(rng.integers(0, 1 << 40))
-        zero_root = zero
-        for _ in range(cfg.tree_d_depth):
-            zero_root = sha_level(np.stack([zero_root, zero_root])[None])[0]
-        replica_id = np.frombuffer(generate_replica_id(prover_id, sector_id, ticket, zero_root.tobytes(), porep),
-                                   dtype=np.uint8).copy()
+        d_index, d_data = np.zeros(1, dtype=np.int64), zero[None]
     else:
-        replica_id = random_fr(rng, 1)[0]
+        d_index = np.sort(rng.choice(N, size=min(N, DATA_NODES), replace=False)).astype(np.int64)
+        d_data = random_nodes(rng, len(d_index))
+    tree_d = SparseTree(d_index, d_data, (2,) * cfg.tree_d_depth, sha_level, zero)
+    comm_d = tree_d.root.copy()
+    replica_id = np.frombuffer(generate_replica_id(prover_id, sector_id, ticket, comm_d.tobytes(), porep),
+                               dtype=np.uint8).copy()
     rid = bytes(replica_id)
 
     ch = np.stack([interactive_challenges(cfg, rid, challenge_seed, k) for k in range(cfg.partitions)])
@@ -256,16 +267,12 @@ def make_sector_proofs(cfg: PorepConfig, seed: int, *, cc: bool = False, porep: 
 
     columns = random_nodes(rng, (len(S), L))
     compute_columns(rid, S, parents_s, columns, u_rows)
-    data_u = np.zeros((len(U), 32), dtype=np.uint8) if cc else random_nodes(rng, len(U))
+    data_u = tree_d.leaves(U)
 
     mont_zero = np.zeros(4, dtype=np.uint64)
-    tree_d = SparseTree(U, data_u, (2,) * cfg.tree_d_depth, sha_level, zero)
     tree_c = SparseTree(S, hash_children(to_mont(columns)), cfg.arities, hash_children, mont_zero)
     replica_u = fr().add(to_mont(columns[u_rows, L - 1]), to_mont(data_u))
     tree_r = SparseTree(U, replica_u, cfg.arities, hash_children, mont_zero)
-    comm_d = tree_d.root.copy()
-    if cc and not np.array_equal(comm_d, zero_root):
-        raise AssertionError("the zero sector's comm_d")
     comm_c, comm_r_last = from_mont(tree_c.root), from_mont(tree_r.root)
     comm_r = comm_r_of(comm_c, comm_r_last)[0]
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cuzk.circuits.filecoin import post_kind
+from cuzk.circuits.filecoin import post_kind, provable
 from cuzk.circuits.filecoin.post_circuit import counts
 from cuzk.circuits.filecoin.registered_proofs import (
     SECTOR_SIZES, SIZE_NAMES, post_config, post_config_for)
@@ -56,7 +56,7 @@ class FilecoinParams(BellpersonParams):
     """A circuit's parameters by their Filecoin file name, checked against the circuit on open."""
 
     def __init__(self, directory: Path, cfg, compiled):
-        super().__init__(Path(directory) / f"{post_kind.parameter_stem(cfg)}.params", compiled, checked=True)
+        super().__init__(Path(directory) / f"{provable.parameter_stem(cfg)}.params", compiled, checked=True)
 
     def open(self):
         if not self.path.exists():

@@ -1,9 +1,10 @@
 """Test parameters of Filecoin's circuits, under the file names rust-fil-proofs gives them.
 
-`cuzk setup --kind window-post --sector-size 2KiB --params-dir D` and `cuzk demo` write them
-here: a single-party Groth16 setup of the circuit, kept as bellperson .params/.vk files (and the
-.meta rust-fil-proofs keeps beside them) named `v28-proof-of-spacetime-fallback-...`, where an
-engine whose circuits.filecoin_params is D reads them (catalog/filecoin_post.py). They are test
+`cuzk setup --kind window-post|winning-post|porep --sector-size 2KiB --params-dir D` and `cuzk demo`
+write them here: a single-party Groth16 setup of the circuit, kept as bellperson .params/.vk files
+(and the .meta rust-fil-proofs keeps beside them) named as rust-fil-proofs names them
+(`v28-proof-of-spacetime-fallback-...`, `v28-stacked-proof-of-replication-...`), where an engine
+whose circuits.filecoin_params is D reads them (catalog/filecoin_post.py, filecoin_porep.py). They are test
 keys: the network's are the ceremony's (paramfetch), and proofs made with these do not verify
 there.
 """
@@ -13,19 +14,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cuzk.circuits.filecoin import post_kind
+from cuzk.circuits.filecoin import provable
 from cuzk.formats.bellperson import write_params, write_vk
 from cuzk.groth16 import setup
 
 
 def stem(cfg, directory) -> Path:
-    """The .params/.vk/.meta files' common path for the circuit of `cfg` (a PostConfig)."""
-    return Path(directory) / post_kind.parameter_stem(cfg)
+    """The .params/.vk/.meta files' common path for the circuit of `cfg` (a PostConfig or PorepConfig)."""
+    return Path(directory) / provable.parameter_stem(cfg)
 
 
 def circuit(cfg):
     """The compiled circuit the parameters are for (built once, then cached on disk)."""
-    return post_kind.compiled(cfg)
+    return provable.compiled(cfg)
 
 
 def write(cfg, directory, backend=None, progress: bool | None = None) -> tuple[Path, Path, int]:

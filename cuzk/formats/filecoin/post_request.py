@@ -4,25 +4,19 @@
 request over random sectors: vanilla_proofs (bincode, one per sector),
 registered_proof, randomness, miner_id, partition_index, proof_kind. The JSON
 form (`cuzk bench gen-vanilla` writes it for the PoSt kinds; `--vanilla FILE`
-reads it back) holds the same fields, bytes as base64.
+reads it back) holds the same fields, bytes as base64 (`request_json`).
 """
 
 from __future__ import annotations
-
-import base64
-import json
 
 import numpy as np
 
 from cuzk.circuits.filecoin.post_vanilla_gen import make_sector_proofs
 from cuzk.circuits.filecoin.registered_proofs import PostConfig
-from cuzk.errors import FormatError
 
 from .post_vanilla import encode_sector_proof
 
 PROOF_KIND_NAMES = {"window": "WINDOW_POST_PARTITION", "winning": "WINNING_POST"}
-BYTES_FIELDS = ("randomness",)
-INT_FIELDS = ("registered_proof", "miner_id", "partition_index", "sector_size")
 
 
 def sample_request(cfg: PostConfig, seed=None, sectors: int | None = None) -> dict:
@@ -48,46 +42,4 @@ def sample_request(cfg: PostConfig, seed=None, sectors: int | None = None) -> di
         fields["registered_proof"] = cfg.registered_proof
     else:
         fields["sector_size"] = cfg.sector_size
-    return fields
-
-
-def to_json(fields: dict) -> bytes:
-    out = {}
-    for k, v in fields.items():
-        if k == "vanilla_proofs":
-            out[k] = [base64.b64encode(bytes(x)).decode() for x in v]
-        elif k in BYTES_FIELDS:
-            out[k] = base64.b64encode(bytes(v)).decode()
-        else:
-            out[k] = v
-    return json.dumps(out, indent=1).encode()
-
-
-def from_json(data: bytes, what: str = "request") -> dict:
-    """The fields of a request file written by `to_json`; FormatError naming the field otherwise."""
-    try:
-        obj = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise FormatError(f"{what}: not a JSON request ({exc})") from None
-    if not isinstance(obj, dict) or not isinstance(obj.get("vanilla_proofs"), list):
-        raise FormatError(f"{what}: expected an object with a vanilla_proofs list")
-    fields: dict = {}
-    for k, v in obj.items():
-        try:
-            if k == "vanilla_proofs":
-                fields[k] = [base64.b64decode(x, validate=True) for x in v]
-            elif k in BYTES_FIELDS:
-                fields[k] = base64.b64decode(v, validate=True)
-            elif k in INT_FIELDS:
-                if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                    raise ValueError("expected a non-negative integer")
-                fields[k] = v
-            elif k == "proof_kind":
-                if v not in PROOF_KIND_NAMES.values():
-                    raise ValueError(f"expected one of {', '.join(PROOF_KIND_NAMES.values())}")
-                fields[k] = v
-            else:
-                raise ValueError("unknown field")
-        except (ValueError, TypeError) as exc:
-            raise FormatError(f"{what}: {k}: {exc}") from None
     return fields

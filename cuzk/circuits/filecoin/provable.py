@@ -1,0 +1,25 @@
+"""Filecoin's circuits by their config, whichever the proof: one way to name them, compile them and
+find their parameter files (a PostConfig is a PoSt partition, a PorepConfig a PoRep one)."""
+
+from __future__ import annotations
+
+from . import porep_kind, post_kind
+from .porep_config import PorepConfig
+
+
+def _kind(cfg):
+    return porep_kind if isinstance(cfg, PorepConfig) else post_kind
+
+
+def circuit_id(cfg) -> str:
+    return _kind(cfg).circuit_id(cfg)
+
+
+def parameter_stem(cfg) -> str:
+    """The .params/.vk/.meta file name (without extension) rust-fil-proofs gives the circuit."""
+    return _kind(cfg).parameter_stem(cfg)
+
+
+def compiled(cfg):
+    """The compiled partition circuit (cached in memory and on disk)."""
+    return _kind(cfg).compiled(cfg)
