@@ -23,7 +23,7 @@ from cuzk.user_dirs import cache_dir
 from .usage import help_and_usage_error
 
 PRIORITIES = ["low", "normal", "high", "critical"]
-MODULE_BENCHMARKS = ("snarkjs_compare", "cluster_scaling", "msm_vs_arkworks", "msm_variants")
+MODULE_BENCHMARKS = ("snarkjs_compare", "cluster_scaling", "msm_vs_arkworks")
 
 
 class _CircuitNames:

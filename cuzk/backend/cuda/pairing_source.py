@@ -111,7 +111,7 @@ def generated(curve: str) -> tuple[str, str]:
 def module_source(curve: str, header: str, expand) -> str:
     """The whole compilation unit: `header` (typedefs and the curve's params structs), field.cuh,
     the generated constants, miller.cuh, the generated functions. `expand(name, seen)` reads a
-    .cuh with its includes (module.expand; scripts/cuda_resources.py has its own)."""
+    .cuh with its includes (module.expand; lab/cuda_resources.py has its own)."""
     head, fns = generated(curve)
     seen: set[str] = set()
     return header + expand("field.cuh", seen) + head + expand("miller.cuh", seen) + fns

@@ -1,8 +1,11 @@
 """The hot kernels of a 2^27 partition, once each at 2^24, for Nsight Compute
-(`scripts/gpu_check.sh profile` runs this under `ncu`): a plain G1 MSM (digits,
+(lab/device/profile.sh runs this under `ncu`): a plain G1 MSM (digits,
 scatter, accumulate, reduce) and the forward / coset NTTs. Random bases from a
 pool of 1024 points, random scalars; the warm-up call is not profiled (ncu's
---launch-skip in gpu_check.sh)."""
+--launch-skip in profile.sh).
+
+    python lab/ncu_kernels.py [log_n]
+"""
 
 import sys
 from pathlib import Path

@@ -1,7 +1,7 @@
 """Compile the CUDA module offline with nvcc and print per-kernel registers,
 spills and stack: a check of the device code on a machine without a GPU.
 
-    python scripts/cuda_resources.py [--pairing] [bls12_381|bn254] [-DNAME[=V] ...] [kernel-substring ...]
+    python lab/cuda_resources.py [--pairing] [bls12_381|bn254] [-DNAME[=V] ...] [kernel-substring ...]
 
 --pairing compiles the aggregate's pairing module (pairing_source.py) instead; -D options
 compile a variant (as msm_variants' --variant does).

@@ -6,9 +6,9 @@ accumulation, an NTT pass), not one whose warps take different paths (a count of
 weigh them by the share of warps instead); registers and spills come from ptxas. No GPU needed:
 nvcc here, and cuobjdump (PyPI's nvidia-cuda-cuobjdump) on PATH or in CUOBJDUMP.
 
-    python scripts/sass_pipes.py [--curve bls12_381] KERNEL[,KERNEL...] [NAME=-DOPTION[,-DOPTION...] ...]
+    python lab/sass_pipes.py [--curve bls12_381] KERNEL[,KERNEL...] [NAME=-DOPTION[,-DOPTION...] ...]
 
-e.g. `python scripts/sass_pipes.py g1_msm_accumulate,fr_ntt_dif_pass mine=-DMY_OPTION=1` (the
+e.g. `python lab/sass_pipes.py g1_msm_accumulate,fr_ntt_dif_pass mine=-DMY_OPTION=1` (the
 default build is always the first column).
 """
 

@@ -7,7 +7,7 @@ each with a row for every window, or for every S-th one with `C:S` (S bucket
 sets: 20:7 is 2 rows of 2^n points, the bases and 2^140 times them), with each
 table's build time and size; a table that does not fit is reported as such.
 
-    python -m cuzk.bench.msm_variants [--quick] [--tables C[:S],...] [--variant NAME:-DX ...] [--c C,...]
+    python lab/msm_variants.py [--quick] [--tables C[:S],...] [--variant NAME:-DX ...] [--c C,...]
         OUT.json [log_n ...]
 
 `--variant` adds a module compiled with that NVRTC option beside the default;
@@ -15,21 +15,25 @@ table's build time and size; a table that does not fit is reported as such.
 
 It reaches into cuzk.backend.cuda.msm's stages (pippenger with its own
 kernels and timer, _bases_view, _combine, _xyzz_to_host): a tuning tool
-for that module, run on the device machine by scripts/gpu_check.sh.
+for that module, run on the device machine by lab/device/msm.sh and
+lab/device/ab.sh. The cuzk it measures is the first on sys.path (PYTHONPATH,
+then this checkout's): lab/device/ab.sh points it at the tree before a change.
 """
 
 import json
 import sys
 import time
+from pathlib import Path
 
 import cupy as cp
 import numpy as np
 
-from cuzk.backend.cuda import msm as M
-from cuzk.backend.cuda.events import EventTimer
-from cuzk.backend.cuda.module import arch_option, source
-from cuzk.backend.window_tables import table_window
-from cuzk.curve import get_curve
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # after PYTHONPATH: an A/B's old tree wins
+from cuzk.backend.cuda import msm as M  # noqa: E402
+from cuzk.backend.cuda.events import EventTimer  # noqa: E402
+from cuzk.backend.cuda.module import arch_option, source  # noqa: E402
+from cuzk.backend.window_tables import table_window  # noqa: E402
+from cuzk.curve import get_curve  # noqa: E402
 
 VARIANTS = {"default": ()}  # name -> extra NVRTC options
 QUICK = {"default": ()}  # --quick: c = 16 and the accumulation's block size only

@@ -7,22 +7,24 @@ hidden, as in a prover that runs ahead of the GPU). Last, per size, the same
 single-call time through CudaBackend.ntt, as `bench kernels` takes it (in
 session 18 that was 0.03-0.09 ms slower at 2^20-2^22). A tuning tool for
 cuzk.backend.cuda.ntt (whose MAX_STAGES and TILE it sets), run on the device
-machine by scripts/gpu_check.sh.
+machine by lab/device/ab.sh (NTT_PLANS).
 
-    python -m cuzk.bench.ntt_variants [--plans 7x256,8x256,8x512] [log_n ...]
+    python lab/ntt_variants.py [--plans 7x256,8x256,8x512] [log_n ...]
 """
 
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import cupy as cp
 import numpy as np
 
-from cuzk.backend import get_backend
-from cuzk.backend.cuda import ntt as N
-from cuzk.bench.report import event_median_ms
-from cuzk.curve import get_curve
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # after PYTHONPATH, as msm_variants
+from cuzk.backend import get_backend  # noqa: E402
+from cuzk.backend.cuda import ntt as N  # noqa: E402
+from cuzk.bench.report import event_median_ms  # noqa: E402
+from cuzk.curve import get_curve  # noqa: E402
 
 
 def host_and_queued_ms(fn, calls: int = 10) -> tuple[float, float]:
