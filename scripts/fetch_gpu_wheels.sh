@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Download the test-only wheels the GPU machine lacks (py_ecc and its
 # dependencies, py-arkworks-bls12381; grpcio and protobuf for the daemon) into .whl/ for Python 3.12 x86-64, so
-# scripts/gpu_check.sh can install them there. Run here, then pass carry=[".whl"].
+# scripts/device/common.sh can install them there. Run here, then pass carry=[".whl"].
 set -euo pipefail
 cd "$(dirname "$0")/.."
 grep -qx '/.whl/' .git/info/exclude 2>/dev/null || echo '/.whl/' >> .git/info/exclude

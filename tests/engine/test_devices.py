@@ -135,7 +135,7 @@ def test_compare_gpus_needs_two_gpus_and_says_so():
     from cuzk.bench.pipeline_compare import gpu_count
 
     if gpu_count() >= 2:
-        pytest.skip("two GPUs present: the comparison itself runs (scripts/gpu_check.sh), not its refusal")
+        pytest.skip("two GPUs present: the comparison itself runs (cuzk bench batch --compare-gpus), not its refusal")
     r = subprocess.run([sys.executable, "-m", "cuzk", "bench", "batch", "--compare-gpus", "--kind",
                         "synthetic", "--preset", "tiny", "--count", "2"], capture_output=True, text=True,
                        timeout=120)
