@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import functools
 import json
-import re
 import sys
 import time
 
@@ -77,8 +76,7 @@ def read_inputs_file(path: str) -> list[dict]:
         raise BenchError(f"{path}: {exc.strerror}") from None
     head = data[:200].lstrip()
     if head[:1] == b"{":
-        first = re.match(rb'\{\s*"([A-Za-z_]+)"', head)
-        if first and first.group(1).decode() in request_json.FIELDS:
+        if request_json.looks_like_request(data):
             return [request_json.from_json(data, path)]
         return [{"vanilla_proof": data}]
     try:

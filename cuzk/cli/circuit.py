@@ -5,6 +5,7 @@
     cuzk circuit info --kind K --preset P --check [--vanilla FILE | --seed S] [--partition I]
     cuzk circuit info --kind window-post|winning-post|porep --sector-size 32GiB
     cuzk circuit check --kind window-post --vanilla post.vproof --public postpub.json
+    cuzk circuit check --kind porep --vanilla c1.json [--partition N] [--miner-id M]
     cuzk circuit compile --r1cs FILE --out FILE.pce
     cuzk circuit compile --kind K --preset P [--out FILE.pce]
     cuzk circuit compile --kind window-post|winning-post --sector-size 2KiB [--out FILE.pce]
@@ -69,15 +70,22 @@ def register(subparsers) -> None:
     info.set_defaults(func=cmd_info)
 
     chk = sub.add_parser(
-        "check", help="check Filecoin PoSt vanilla proofs against the real circuit (exit 0 satisfied, 1 not)",
-        description="Decode PoSt vanilla proofs as Curio sends them, derive the challenges from the public "
-                    "data, and check every distinct sector's constraints in rust-fil-proofs' FallbackPoSt "
-                    "circuit. Exit 0 when satisfied, 1 naming the first unsatisfied constraint, 2 when the "
-                    "input does not decode.")
-    chk.add_argument("--kind", required=True, choices=["window-post", "winning-post"])
+        "check", help="check Filecoin vanilla proofs (PoSt, PoRep C1) against the real circuit (exit 0 satisfied, "
+                      "1 not)",
+        description="Decode vanilla proofs as Curio sends them and check them against rust-fil-proofs' circuit. "
+                    "PoSt: derive the challenges from the public data and check every distinct sector's "
+                    "constraints in FallbackPoSt. PoRep: decode the C1 output, check it as the daemon does at "
+                    "submit, then each partition's witness in the StackedDRG circuit. Exit 0 when satisfied, 1 "
+                    "naming the first unsatisfied constraint, 2 when the input does not decode.")
+    chk.add_argument("--kind", required=True, choices=["window-post", "winning-post", "porep"])
     chk.add_argument("--vanilla", required=True,
-                     help="one bincode FallbackPoStSectorProof (then --public is needed), or a JSON request "
-                          "(`cuzk bench gen-vanilla --kind window-post`)")
+                     help="PoSt: one bincode FallbackPoStSectorProof (then --public is needed), or a JSON request "
+                          "(`cuzk bench gen-vanilla --kind window-post`); porep: a C1 output (Curio's envelope or "
+                          "the bare SealCommitPhase1Output JSON) or a JSON request (`gen-vanilla --kind porep`)")
+    chk.add_argument("--miner-id", type=int, help="porep: the miner whose sector the C1 output must be (checks "
+                                                  "replica_id; default: the request's)")
+    chk.add_argument("--sector-number", type=int, help="porep: the sector number (default: the request's or "
+                                                       "the envelope's)")
     chk.add_argument("--public", help="public data: a WindowPoStVerifyInfo JSON (Randomness, Proofs[0].PoStProof, "
                                       "ChallengedSectors with SealedCID)")
     chk.add_argument("--partition", type=int, help="partition index (default: the request's, or 0)")
@@ -185,6 +193,14 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    if args.kind == "porep":
+        if args.public:
+            raise CuzkError("--public goes with the PoSt kinds (a C1 output carries its public data)")
+        from . import porep_circuit
+
+        return porep_circuit.check(args)
+    if args.miner_id is not None or args.sector_number is not None:
+        raise CuzkError("--miner-id and --sector-number go with --kind porep")
     from . import post_circuit
 
     return post_circuit.check(args)

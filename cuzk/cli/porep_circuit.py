@@ -1,8 +1,11 @@
-"""`cuzk circuit info --kind porep`: Filecoin's StackedDRG PoRep (C2) partition circuit.
+"""`cuzk circuit info|check --kind porep`: Filecoin's StackedDRG PoRep (C2) partition circuit.
 
 info --sector-size S: one partition's counts from its gadgets' sizes (no building), the
 sector's partitions and challenges, the parameter file, and the published figures
 rust-fil-proofs reports beside them where known.
+check --vanilla FILE: a C1 output (Curio's envelope, bare, or a gen-vanilla request) decoded
+and checked as the daemon checks it at submit, then every partition's witness (or --partition's)
+against the compiled circuit.
 """
 
 from __future__ import annotations
@@ -46,4 +49,76 @@ def info(args) -> int:
         same = (c, i) == (n.constraints, n.inputs)
         out(f"published: constraints {c}, public inputs {i} ({src}): {'equal' if same else 'DIFFERENT'}\n")
     out(f"counted in {time.perf_counter() - t0:.2f} s, not built\n")
+    return 0
+
+
+def _input_file(path: str) -> dict:
+    """A --vanilla file: a JSON request (gen-vanilla's) or a raw C1 output (Curio's envelope or bare)."""
+    from pathlib import Path
+
+    from cuzk.formats.filecoin import request_json
+
+    try:
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        raise CuzkError(f"--vanilla {path}: is a directory") from None
+    except OSError as exc:
+        raise CuzkError(f"--vanilla {path}: {exc.strerror}") from None
+    if request_json.looks_like_request(data):
+        fields = request_json.from_json(data, f"--vanilla {path}")
+        if "vanilla_proof" not in fields:
+            raise CuzkError(f"--vanilla {path}: the request carries no vanilla_proof (a PoSt request?)")
+        return fields
+    return {"vanilla_proof": data}
+
+
+def check(args) -> int:
+    """`cuzk circuit check --kind porep`: decode a C1 output, verify it as the daemon does at submit
+    (every path, challenge, parent and label; the replica id of --miner-id's sector), then check
+    each partition's witness against the compiled circuit, naming the first failing constraint."""
+    from cuzk.circuits.filecoin import porep_kind
+    from cuzk.circuits.filecoin.porep_check import first_unsatisfied
+    from cuzk.circuits.filecoin.porep_circuit import challenge_of_row
+    from cuzk.formats.filecoin.c1_output import decode_c1
+    from cuzk.formats.filecoin.porep_request import check_sector
+    from cuzk.progress import Status
+    from cuzk.r1cs.evaluation import unsatisfied_rows
+
+    fields = _input_file(args.vanilla)
+    out = sys.stdout.write
+    t0 = time.perf_counter()
+    c1 = decode_c1(fields["vanilla_proof"], registered_proof=fields.get("registered_proof") or None)
+    cfg = c1.config
+    out(f"{c1.proof_name}: {cfg.partitions} partition(s) x {cfg.challenges} challenge(s), decoded and every "
+        f"path, challenge, parent and label checked ({time.perf_counter() - t0:.1f} s)\n")
+    miner = args.miner_id if args.miner_id is not None else fields.get("miner_id")
+    sector = args.sector_number if args.sector_number is not None else (fields.get("sector_number")
+                                                                          or c1.sector_number)
+    if miner is not None and sector is not None:
+        check_sector(c1, int(miner), int(sector))
+        out(f"replica_id: sector {sector} of miner f0{miner}'s\n")
+    parts = range(cfg.partitions) if args.partition is None else [args.partition]
+    if args.partition is not None and not 0 <= args.partition < cfg.partitions:
+        raise CuzkError(f"--partition: {c1.proof_name} has partitions 0-{cfg.partitions - 1}")
+    t1 = time.perf_counter()
+    cc = porep_kind.compiled(cfg)
+    out(f"circuit: {porep_kind.circuit_id(cfg)}, {cc.num_constraints:,} constraints "
+        f"({time.perf_counter() - t1:.1f} s to build or load)\n")
+    status = Status("partitions checked", len(parts))
+    for n, p in enumerate(parts):
+        w, _ = porep_kind.witness(cfg, c1.partitions[p])
+        bad = unsatisfied_rows(cc, w)
+        status.update(n + 1)
+        if len(bad):
+            status.close()
+            row = int(bad[0])
+            c = challenge_of_row(cfg, row) if row < cc.num_constraints else None
+            where = first_unsatisfied(cfg, porep_kind.inputs(c1.partitions[p]), None,
+                                      challenges=[c]) if c is not None else None
+            out(f"unsatisfied: partition {p}, " + (f"challenge {c}: {where}" if where else f"constraint {row}")
+                + f" ({len(bad)} constraint(s) fail)\n")
+            return 1
+        del w
+    status.close()
+    out(f"satisfied: every constraint of {len(parts)} partition(s) ({time.perf_counter() - t0:.1f} s)\n")
     return 0

@@ -213,3 +213,53 @@ def test_circuit_info_porep_prints_the_published_counts(capsys):
     assert PUBLISHED_POREP_PARAMS["32GiB"] + ".params" in out and "not built" in out
     assert main(["circuit", "info", "--kind", "porep", "--sector-size", "3GiB"]) == 2
     assert "--sector-size: expected one of" in capsys.readouterr().err
+
+
+def test_circuit_check_porep_cli(tmp_path, capsys):
+    """`cuzk circuit check --kind porep`: a gen-vanilla request is decoded, checked (its replica_id the
+    request's miner's sector's) and its partition satisfies the compiled circuit; another miner is
+    refused naming replica_id; a bare C1 output (no envelope) checks too."""
+    import base64
+    import json
+
+    from cuzk.cli.main import main
+
+    req = tmp_path / "porep.json"
+    assert main(["bench", "gen-vanilla", "--kind", "porep", "--preset", "2KiB", "-o", str(req), "--seed", "4"]) == 0
+    capsys.readouterr()
+    assert main(["circuit", "check", "--kind", "porep", "--vanilla", str(req)]) == 0
+    out = capsys.readouterr().out
+    fields = json.loads(req.read_text())
+    assert "StackedDrg2KiBV1_1: 1 partition(s) x 2 challenge(s)" in out and "satisfied: every constraint" in out
+    assert f"sector {fields['sector_number']} of miner f0{fields['miner_id']}" in out
+    assert main(["circuit", "check", "--kind", "porep", "--vanilla", str(req), "--miner-id", "7"]) == 2
+    assert "replica_id is not the one sector" in capsys.readouterr().err
+    bare = tmp_path / "c1.json"
+    bare.write_bytes(base64.b64decode(json.loads(base64.b64decode(fields["vanilla_proof"]))["Phase1Out"]))
+    assert main(["circuit", "check", "--kind", "porep", "--vanilla", str(bare), "--partition", "0"]) == 0
+    assert "replica_id" not in capsys.readouterr().out  # no miner named: not checked
+    assert main(["circuit", "check", "--kind", "porep", "--vanilla", str(bare), "--partition", "1"]) == 2
+    assert "--partition: StackedDrg2KiBV1_1 has partitions 0-0" in capsys.readouterr().err
+
+
+def test_unsatisfied_rows_are_owned_by_their_challenge(porep_2k):
+    """A value of challenge 1's aux block changed breaks only rows that challenge_of_row gives to
+    challenge 1 (the header's aux, then each challenge's, in synthesis order), the row's owner."""
+    from cuzk.circuits.fr_bytes import fr
+    from cuzk.r1cs.evaluation import unsatisfied_rows
+
+    cfg, rep, proof, public = porep_2k
+    x = pc.PorepInputs.from_proof(proof)
+    ws = WitnessCS("bls12_381")
+    pc.synthesize(ws, cfg, x)
+    w = ws.witness()
+    n = pc.counts(cfg)
+    head_aux = 1 + pc.NUM_BITS + 4 + pc.hash_size(2)
+    per_aux = (n.aux - head_aux) // cfg.challenges
+    k = n.inputs + head_aux + per_aux + 5  # an aux value of challenge 1, plus one
+    w[k] = fr().add(w[k : k + 1], w[0:1])[0]
+    rec = RecordingCS("bls12_381")
+    pc.synthesize(rec, cfg)
+    bad = unsatisfied_rows(rec.compile(), w)
+    assert len(bad) and {pc.challenge_of_row(cfg, int(r)) for r in bad} == {1}
+    assert pc.challenge_of_row(cfg, 0) is None

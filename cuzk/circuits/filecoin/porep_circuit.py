@@ -387,10 +387,24 @@ def counts(cfg: PorepConfig) -> PorepCounts:
         aux += k * NUM_BITS + sum(g.num_aux for g in blocks) + 1
     rows += 1 + 2 * por_rows + hash_size(L)
     aux += 1 + 2 * por_aux + hash_size(L)
-    head_rows = 1 + (NUM_BITS + 1) + 1 + 1 + hash_size(2) + 1
-    head_aux = 1 + NUM_BITS + 4 + hash_size(2)
+    head_rows, head_aux = _header_size()
     C = cfg.challenges
     return PorepCounts(head_rows + C * rows, 1 + 3 + C * PER_CHALLENGE_INPUTS, head_aux + C * aux)
+
+
+def _header_size() -> tuple[int, int]:
+    """(constraints, aux) of the header: replica_id's inputize and bits, comm_d, comm_r, comm_r's hash."""
+    return 1 + (NUM_BITS + 1) + 1 + 1 + hash_size(2) + 1, 1 + NUM_BITS + 4 + hash_size(2)
+
+
+def challenge_of_row(cfg: PorepConfig, row: int) -> int | None:
+    """The challenge whose constraints include constraint `row` (the header's: None): the header
+    comes first, then each challenge's constraints, all of one size, in order."""
+    head = _header_size()[0]
+    if row < head:
+        return None
+    per = (counts(cfg).constraints - head) // cfg.challenges
+    return min((row - head) // per, cfg.challenges - 1)
 
 
 # ---- templates -----------------------------------------------------------------------------------

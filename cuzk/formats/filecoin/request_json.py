@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 from cuzk.errors import FormatError
 
@@ -30,6 +31,17 @@ def to_json(fields: dict) -> bytes:
         else:
             out[k] = v
     return json.dumps(out, indent=1).encode()
+
+
+def looks_like_request(data: bytes) -> bool:
+    """Whether a file's bytes are a request object, not a document that is one vanilla proof (Curio's
+    C1 envelope, a bare SealCommitPhase1Output: its registered_proof is a name, its vanilla_proofs an
+    object), judged from the first key and value without parsing the whole file."""
+    m = re.match(rb'\s*\{\s*"([A-Za-z_]+)"\s*:\s*(\S)', data[:400])
+    if not m or m.group(1).decode() not in FIELDS:
+        return False
+    key, first = m.group(1), m.group(2)
+    return not ((key == b"registered_proof" and first == b'"') or (key == b"vanilla_proofs" and first == b"{"))
 
 
 def is_request(obj) -> bool:
