@@ -5,9 +5,10 @@ The workload is SHA-256 compressions stamped to fill 2^k constraint rows
 bits, so the A/B MSMs see the 0/1 scalars a real PoRep proof sees), or with
 `--kind K --preset P` partition 0 of a built-in workload circuit, the one the
 daemon proves (its Poseidon values give the L/A/B MSMs the full-width
-scalars that SHA alone lacks), or with `--kind window-post|winning-post
+scalars that SHA alone lacks), or with `--kind window-post|winning-post|porep
 --sector-size S` Filecoin's PoSt circuit proving a Curio-shaped request over
-random sectors. The
+random sectors, or partition 0 of its PoRep (C2) circuit from a generated C1
+output. The
 witness and the circuit's (a, b, c) are computed where the backend computes:
 on a GPU the witness crosses the bus once and the SpMV, NTTs and MSMs run on
 the device. Keys up to `--verify-up-to` come from a real setup and every
@@ -75,6 +76,21 @@ def post_partition(kind: str, size: str, seed: int = 1):
     return post_kind.compiled(cfg), w, f"{post_kind.circuit_id(cfg)} ({len(fields['vanilla_proofs'])} sector(s))"
 
 
+def porep_partition(size: str, seed: int = 1):
+    """(compiled circuit, witness, description) of partition 0 of Filecoin's PoRep circuit for `size`
+    sectors, from a generated C1 output decoded as the daemon decodes Curio's."""
+    from cuzk.circuits.filecoin import porep_kind
+    from cuzk.circuits.filecoin.porep_config import porep_config_for
+    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
+    from cuzk.formats.filecoin.c1_output import decode_c1
+    from cuzk.formats.filecoin.porep_request import sample_request
+
+    cfg = porep_config_for(SECTOR_SIZES[size])
+    c1 = decode_c1(sample_request(cfg, seed)["vanilla_proof"])
+    w, _ = porep_kind.witness(cfg, c1.partitions[0])
+    return porep_kind.compiled(cfg), w, f"{porep_kind.circuit_id(cfg)} partition 0 of {cfg.partitions}"
+
+
 def _post_config(kind: str, size: str):
     from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
 
@@ -91,6 +107,17 @@ def _cases(sizes, kind: str | None, preset: str, seed: int):
         n = counts(cfg)
         yield (post_kind.circuit_id(cfg), max(1, (n.constraints + n.inputs - 1).bit_length()),
                lambda: post_partition(kind, preset, seed))
+        return
+    if kind == "porep":
+        from cuzk.circuits.filecoin import porep_kind
+        from cuzk.circuits.filecoin.porep_circuit import counts
+        from cuzk.circuits.filecoin.porep_config import porep_config_for
+        from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
+
+        cfg = porep_config_for(SECTOR_SIZES[preset])
+        n = counts(cfg)
+        yield (porep_kind.circuit_id(cfg), max(1, (n.constraints + n.inputs - 1).bit_length()),
+               lambda: porep_partition(preset, seed))
         return
     if kind is not None:
         from cuzk.circuits import get_kind

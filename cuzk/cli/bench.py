@@ -57,7 +57,7 @@ class _CircuitNames:
 FILECOIN_KINDS = ("window-post", "winning-post")  # Filecoin's PoSt circuits, sized by --sector-size
 KIND_NAMES = _CircuitNames("KINDS", ("all",))
 SYNTH_KINDS = _CircuitNames("KINDS", ("all",) + FILECOIN_KINDS)
-PROVE_KINDS = _CircuitNames("KINDS", FILECOIN_KINDS)
+PROVE_KINDS = _CircuitNames("KINDS", FILECOIN_KINDS + ("porep",))
 PRESET_NAMES = _CircuitNames("PRESETS")
 POST_SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")  # the presets of window-post / winning-post
 DAEMON_PRESETS = _CircuitNames("PRESETS", POST_SIZES)
@@ -208,12 +208,13 @@ def _register_prove(bsub) -> None:
                    help="largest size proved with a real setup and verified (default 20)")
     p.add_argument("--kind", choices=PROVE_KINDS, metavar="KIND",
                    help="prove partition 0 of this built-in circuit instead of SHA-256 (--sizes is then ignored): "
-                        "%(choices)s; window-post / winning-post are Filecoin's circuits (with --sector-size), "
-                        "proving a Curio-shaped request over random sectors")
+                        "%(choices)s; window-post / winning-post / porep are Filecoin's circuits (with --sector-size), "
+                        "proving a Curio-shaped request over random sectors (porep: partition 0 of a generated C1 "
+                        "output)")
     p.add_argument("--preset", default="medium", choices=PRESET_NAMES, metavar="PRESET",
                    help="preset with a model --kind: %(choices)s (default medium; 32g is a sector's partition, 2^27)")
     p.add_argument("--sector-size", default="2KiB", choices=POST_SIZES, metavar="SIZE",
-                   help="with --kind window-post|winning-post: %(choices)s (default 2KiB)")
+                   help="with --kind window-post|winning-post|porep: %(choices)s (default 2KiB)")
     p.add_argument("--seed", type=int, default=1, help="vanilla-proof seed with --kind (default 1)")
     p.add_argument("--json", metavar="FILE", help="write the records as JSON")
     p.set_defaults(func=_prove)
@@ -222,7 +223,7 @@ def _register_prove(bsub) -> None:
 def _prove(args) -> int:
     from cuzk.bench import prove
 
-    preset = args.sector_size if args.kind in FILECOIN_KINDS else args.preset
+    preset = args.sector_size if args.kind in FILECOIN_KINDS + ("porep",) else args.preset
     prove.run(args.backend, sizes=args.sizes, repeat=args.repeat, transfers=args.transfer,
               verify_up_to=args.verify_up_to, json_path=args.json, batches=args.batch, kind=args.kind,
               preset=preset, seed=args.seed)
