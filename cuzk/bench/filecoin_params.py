@@ -1,4 +1,4 @@
-"""TEST parameters of Filecoin's PoSt circuits for the daemons a benchmark starts (`cuzk demo`,
+"""TEST parameters of Filecoin's circuits (PoSt, PoRep) for the daemons a benchmark starts (`cuzk demo`,
 `cuzk bench batch --compare`).
 
 Written once into a cache folder by the code `cuzk setup --kind` runs
@@ -15,12 +15,13 @@ import fcntl
 import time
 from pathlib import Path
 
-from cuzk.circuits.filecoin import post_kind
+from cuzk.circuits.filecoin import provable
+from cuzk.circuits.filecoin.porep_config import porep_config_for
 from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
 from cuzk.engine.catalog.filecoin_post import PROOF_KINDS
 from cuzk.engine.params import filecoin_test
 
-FAMILIES = {f"{kind}-post": kind for kind in PROOF_KINDS}  # window-post, winning-post
+FAMILIES = {f"{kind}-post": kind for kind in PROOF_KINDS} | {"porep": "porep"}  # window-post, winning-post, porep
 
 
 def is_filecoin(spec) -> bool:
@@ -28,8 +29,11 @@ def is_filecoin(spec) -> bool:
 
 
 def config_of(spec):
-    """The PostConfig of a registered window-post-<size> / winning-post-<size> circuit."""
-    return post_config_for(FAMILIES[spec.family], SECTOR_SIZES[spec.preset])
+    """The config (PostConfig, PorepConfig) of a registered window-post-, winning-post- or porep-<size> circuit."""
+    size = SECTOR_SIZES[spec.preset]
+    if spec.family == "porep":
+        return porep_config_for(size)
+    return post_config_for(FAMILIES[spec.family], size)
 
 
 def ensure(directory: Path, specs, log=print) -> Path:
@@ -45,7 +49,7 @@ def ensure(directory: Path, specs, log=print) -> Path:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if _current(stem, stamp, want):
                 continue
-            log(f"making TEST parameters of {post_kind.circuit_id(cfg)} (a single-party setup, once; kept in "
+            log(f"making TEST parameters of {provable.circuit_id(cfg)} (a single-party setup, once; kept in "
                 f"{directory}) ...", flush=True)
             t0 = time.monotonic()
             filecoin_test.write(cfg, directory, progress=False)

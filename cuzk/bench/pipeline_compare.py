@@ -83,7 +83,7 @@ def params_bytes_estimate(spec) -> int:
 
     kind = KINDS.get(spec.family)
     if filecoin_params.is_filecoin(spec):
-        from cuzk.circuits.filecoin.post_circuit import counts
+        from cuzk.circuits.filecoin.provable import counts
 
         n = counts(filecoin_params.config_of(spec))
         domain = 1 << (n.constraints + n.inputs - 1).bit_length()

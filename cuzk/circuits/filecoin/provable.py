@@ -3,7 +3,7 @@ find their parameter files (a PostConfig is a PoSt partition, a PorepConfig a Po
 
 from __future__ import annotations
 
-from . import porep_kind, post_kind
+from . import porep_circuit, porep_kind, post_circuit, post_kind
 from .porep_config import PorepConfig
 
 
@@ -23,3 +23,8 @@ def parameter_stem(cfg) -> str:
 def compiled(cfg):
     """The compiled partition circuit (cached in memory and on disk)."""
     return _kind(cfg).compiled(cfg)
+
+
+def counts(cfg):
+    """One partition's constraints, inputs (with ONE) and aux, from the gadgets' sizes (nothing built)."""
+    return (porep_circuit if isinstance(cfg, PorepConfig) else post_circuit).counts(cfg)
