@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# Progress notices (cuzk/progress.py: "cuzk: compiling CPU kernels ...", on by default) would land in the
+# stderr that tests compare line by line, whenever a test happens to be the first to compile a kernel;
+# tests that check the notices set CUZK_PROGRESS=1 themselves.
+os.environ.setdefault("CUZK_PROGRESS", "0")
 
 from cuzk.backend import cuda_unavailable_reason, get_backend
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 
+from cuzk.progress import Status
 from cuzk.engine.types import ProofRequest
 from cuzk.proto import proving_pb2 as pb
 from cuzk.server.convert import public_inputs_from_proto
@@ -69,31 +69,20 @@ def fill(rec: Record, r) -> None:
 
 
 class Progress:
-    """A live status line on a terminal; a line per 10% otherwise."""
+    """The job counter (a cuzk.progress.Status): drawn in place on a terminal; elsewhere a line per 10 %
+    and every 10 s (a wait for the first proof says it is still going), never a carriage return."""
 
     def __init__(self, total: int | None, label: str):
-        self.total, self.label = total, label
-        self.tty = sys.stderr.isatty()
-        self.t0 = time.monotonic()
-        self._last_decile = -1
+        self.status = Status(label, total)
+        self.t0 = self.status.t0
 
     def update(self, done: int, failed: int, in_flight: int = 0) -> None:
-        el = time.monotonic() - self.t0
+        el = self.status.elapsed()
         rate = done / el * 60 if el > 0 else 0.0
-        tot = f"/{self.total}" if self.total else ""
-        line = f"{self.label}: {done}{tot} done, {failed} failed, {in_flight} in flight, {el:6.1f} s, {rate:6.1f} proofs/min"
-        if self.tty:
-            sys.stderr.write("\r" + line.ljust(100))
-            sys.stderr.flush()
-        elif self.total:
-            decile = done * 10 // self.total
-            if decile != self._last_decile:
-                self._last_decile = decile
-                print(line, file=sys.stderr, flush=True)
+        self.status.update(done, f"{failed} failed, {in_flight} in flight, {rate:.1f} proofs/min")
 
     def close(self) -> None:
-        if self.tty:
-            sys.stderr.write("\n")
+        self.status.close()
 
 
 def expected_public_inputs(spec, cid: str, fields: dict) -> list:

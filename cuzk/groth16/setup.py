@@ -14,14 +14,13 @@ once its bases are made: the point vectors dominate memory.
 from __future__ import annotations
 
 import secrets
-import sys
-import time
 from typing import Callable
 
 import numpy as np
 
 from cuzk.backend import get_backend
 from cuzk.curve import get_curve
+from cuzk.progress import Status
 
 from . import setup_kernels
 from .keys import H_BELLPERSON, ProvingKey, VerifyingKey, density_vars
@@ -67,23 +66,21 @@ def _rand(p: int) -> int:
 
 
 class Progress:
-    """One status line on stderr for long setups (silent for small ones)."""
+    """The point counter of a long setup on stderr (a cuzk.progress.Status: in place at a terminal,
+    else a line per 10 % and every 10 s); silent for small setups."""
 
     def __init__(self, total: int, enabled: bool):
-        self.total, self.done, self.enabled = total, 0, enabled
-        self.t0 = time.perf_counter()
+        self.done = 0
+        self.status = Status("setup", total, unit="points") if enabled else None
 
     def step(self, k: int, what: str):
         self.done += k
-        if self.enabled:
-            pct = 100.0 * self.done / max(1, self.total)
-            sys.stderr.write(f"\r  setup: {what:<6} {self.done:>12,}/{self.total:,} points ({pct:5.1f}%) "
-                             f"{time.perf_counter() - self.t0:6.1f} s")
-            sys.stderr.flush()
+        if self.status is not None:
+            self.status.update(self.done, what)
 
     def close(self):
-        if self.enabled:
-            sys.stderr.write("\n")
+        if self.status is not None:
+            self.status.close()
 
 
 def generate(circuit, backend=None, progress: bool | None = None,

@@ -14,6 +14,8 @@ import threading
 import time
 from pathlib import Path
 
+from cuzk import progress
+
 from .client import ProvingClient
 
 
@@ -69,14 +71,17 @@ class LocalDaemon:
             time.sleep(0.1)
 
     def _relay_notices(self) -> None:
-        """Echo the log's "cuzk: " notice lines to stderr until the daemon exits."""
+        """Echo the log's "cuzk: " notice lines to stderr, as "cuzk daemon: ...", until the daemon exits
+        (each a whole line: cuzk.progress keeps them off a status line shown in place)."""
         with open(self.log, "rb") as fh:
             fh.seek(0, os.SEEK_END)
             while True:
                 line = fh.readline()
-                if line.startswith(b"cuzk: "):
-                    sys.stderr.write(line.decode(errors="replace"))
-                    sys.stderr.flush()
+                if line.startswith(b"cuzk: ") and line.endswith(b"\n"):
+                    progress.line("cuzk daemon: " + line[6:].decode(errors="replace").rstrip())
+                elif line and not line.endswith(b"\n") and self.proc is not None and self.proc.poll() is None:
+                    fh.seek(-len(line), os.SEEK_CUR)  # a line still being written: read it whole
+                    time.sleep(0.05)
                 elif not line:
                     if self.proc is None or self.proc.poll() is not None:
                         return

@@ -1,17 +1,26 @@
 """The first-run compile notice listens to numba's real compile events."""
 
 import io
+import re
+import threading
+import time
 
 import numba
+import pytest
 
 from cuzk.field.compile_notice import CompileNotice
 from numba.core import event
 
 
+@pytest.fixture(autouse=True)
+def progress_on(monkeypatch):
+    monkeypatch.setenv("CUZK_PROGRESS", "1")  # the tests' conftest turns it off
+
+
 def test_notice_on_compile_and_periodic_progress_then_silence_on_cache_hits():
     ticks = iter(range(0, 1000, 3))  # each clock read advances 3 "seconds"
     out = io.StringIO()
-    notice = CompileNotice("/some/cache", stream=out, interval_s=5.0, clock=lambda: next(ticks))
+    notice = CompileNotice("/some/cache", stream=out, interval_s=5.0, clock=lambda: next(ticks), ticker=False)
 
     @numba.njit
     def inner(x):
@@ -28,10 +37,13 @@ def test_notice_on_compile_and_periodic_progress_then_silence_on_cache_hits():
         assert outer(7) == 21  # compiled already: no event, nothing printed
     lines = out.getvalue().splitlines()
     assert out.getvalue() == before
-    assert lines[0].startswith("cuzk: compiling CPU kernels on first use") and "/some/cache" in lines[0]
+    assert lines[0].startswith("cuzk: compiling CPU kernels on first use (once") and "/some/cache" in lines[0]
     assert notice.compiled == 2  # outer (with inner nested in it) and inner(float)
     assert notice.depth == 0
-    assert any(line.startswith("cuzk: still compiling kernels (") for line in lines[1:])
+    # one counter, each update a whole line of its own, no carriage returns (issue 42)
+    assert "\r" not in out.getvalue() and out.getvalue().endswith("\n")
+    assert lines[1:] and all(re.fullmatch(r"cuzk: compiling CPU kernels: \d+ compiled, \d+ s \(.+\)", x)
+                             for x in lines[1:]), lines
 
 
 def test_nothing_without_a_compile():
@@ -48,9 +60,43 @@ def test_nothing_without_a_compile():
     assert out.getvalue() == "" and notice.compiled == 0
 
 
-def test_wait_notice_only_for_long_waits(monkeypatch, capsys):
-    import time
+def test_notice_names_the_kernel_group():
+    from cuzk.field.compile_notice import kernel_group
 
+    def fake(module):
+        f = lambda: None  # noqa: E731
+        f.__module__ = module
+        return type("D", (), {"py_func": f})()
+
+    assert kernel_group(fake("cuzk_jit_bls12_381_msm_0123456789abcdef")) == "bls12_381 msm"
+    assert kernel_group(fake("cuzk_jit_bn254_neptune_poseidon_0123456789abcdef")) == "bn254 neptune_poseidon"
+    assert kernel_group(fake("cuzk.r1cs.witness")) == "r1cs.witness"
+    assert kernel_group(None) == "kernels"
+
+
+def test_a_long_compile_still_gets_a_counter_line_and_muted_prints_nothing():
+    from cuzk.field import compile_notice
+
+    out = io.StringIO()
+    notice = CompileNotice("/c", stream=out, interval_s=0.1)
+    start = type("E", (), {"data": {"dispatcher": None}})()
+    notice.on_start(start)  # a compile that runs for a while: the ticker speaks during it
+    time.sleep(0.5)
+    notice.on_end(start)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("cuzk: compiling CPU kernels on first use")
+    assert any("0 compiled" in x for x in lines[1:]), lines
+    time.sleep(0.1)
+    assert not any(t.name == "cuzk-compile-notice" for t in threading.enumerate())  # the ticker ended
+    with compile_notice.muted():
+        before = out.getvalue()
+        notice.on_start(start)
+        time.sleep(0.3)
+        notice.on_end(start)
+        assert out.getvalue() == before and notice.compiled == 2
+
+
+def test_wait_notice_only_for_long_waits(monkeypatch, capsys):
     from cuzk.field import compile_notice
 
     monkeypatch.setenv("CUZK_PROGRESS", "1")
