@@ -318,11 +318,15 @@ def from_dict(data: dict, where: str = "config") -> EngineConfig:
     try:
         for section, values in data.items():
             cls = SECTIONS.get(section)
+            if cls is None and not isinstance(values, dict):
+                _top_level_key(cfg, section, values, where)
+                continue
             if cls is None:
                 cfg.warnings.append(f"{where}: unknown section [{section}] ignored")
                 continue
             if not isinstance(values, dict):
-                raise ConfigError(f"[{section}] must be a table")
+                raise ConfigError(f"[{section}] must be a table (a section of keys), not a value "
+                                  f"({section} = {values!r})")
             target = getattr(cfg, section)
             known = {f.name: f for f in dataclasses.fields(cls)}
             for key, value in values.items():
@@ -336,6 +340,18 @@ def from_dict(data: dict, where: str = "config") -> EngineConfig:
     except ConfigError as exc:
         raise exc.in_file(where) from None
     return cfg.validate()
+
+
+def _top_level_key(cfg: EngineConfig, key: str, value, where: str) -> None:
+    """`key = value` before any [section] header: an error naming the section where `key` is known
+    (it would be silently ignored otherwise), a warning where no section has it."""
+    homes = [s for s, cls in SECTIONS.items() if key in {f.name for f in dataclasses.fields(cls)}]
+    if homes:
+        where_to = " or ".join(f"[{s}] ({s}.{key})" for s in homes)
+        raise ConfigError(f"{key} = {value!r} is outside any section: it belongs under {where_to}; "
+                          "keys before the first [section] header are top-level, and cuzk has none")
+    cfg.warnings.append(f"{where}: {key}: unknown key outside any section ignored (cuzk's keys all belong "
+                        f"to a section: {', '.join(f'[{s}]' for s in SECTIONS)})")
 
 
 def _coerce(value, default, name: str):

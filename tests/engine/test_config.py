@@ -48,6 +48,12 @@ def test_unknown_and_deprecated_keys_warn():
     assert "unknown section [pipeline]" in text
 
 
+def test_unknown_key_outside_any_section_warns_as_a_key_not_a_section():
+    c = cfgmod.loads("colour = \"blue\"\n[logging]\nlevel = \"info\"\n")
+    text = "\n".join(c.warnings)
+    assert "colour: unknown key outside any section ignored" in text and "section [colour]" not in text
+
+
 @pytest.mark.parametrize("text,needle", [
     ("[memory]\ntotal_budget = \"lots\"\n", "memory.total_budget"),
     ("[scheduler]\nmax_batch_size = 0\n", "scheduler.max_batch_size"),
@@ -87,6 +93,10 @@ BAD_FILES = [
     ("[daemon]\ntls_cert = \"c.pem\"\n", "daemon.tls_cert and daemon.tls_key"),
     ("[circuits]\ncircom = [{zkey = \"x\"}]\n", "circuits.circom[0]"),
     ("daemon = 3\n", "[daemon] must be a table"),
+    # a key before any [section] header: the section it belongs to, not "unknown section [listen]" (issue 42)
+    ("listen = 5\n[scheduler]\nmax_batch_size = 0\n",  # (the bad batch size: no daemon starts without the fix)
+     "listen = 5 is outside any section: it belongs under [daemon] (daemon.listen)"),
+    ("threads = 2\n", "threads = 2 is outside any section: it belongs under [synthesis] (synthesis.threads)"),
 ]
 
 
