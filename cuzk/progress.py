@@ -100,17 +100,21 @@ def quiet_for() -> float:
 
 
 @contextlib.contextmanager
-def ticking(what: str, every_s: float = 5.0, stream=None):
-    """While the block runs, "WHAT: still going, N s" whenever nothing has been written through this
-    module for `every_s` seconds (other progress lines, such as a daemon's echoed compile notices,
-    make it wait): for a single call that may take long, such as an RPC, with no counter of its own."""
+def ticking(what: str, every_s: float = 5.0, first_s: float = 2.0, stream=None):
+    """While the block runs, "WHAT: still going, N s" once nothing has been written through this module
+    for `first_s` seconds since the block began, then whenever nothing has for `every_s` (other progress
+    lines, such as a daemon's echoed compile notices, make it wait): for a single call that may take
+    long, such as an RPC, with no counter of its own."""
     done = threading.Event()
     t0 = time.monotonic()
 
     def run():
-        while not done.wait(min(1.0, every_s / 2)):
-            if quiet_for() >= every_s:
-                notice(f"{what}: still going, {time.monotonic() - t0:.0f} s", stream)
+        gap = first_s
+        while not done.wait(0.25):
+            now = time.monotonic()
+            if now - max(t0, _last_write) >= gap:
+                notice(f"{what}: still going, {now - t0:.0f} s", stream)
+                gap = every_s
 
     thread = threading.Thread(target=run, name="cuzk-progress-ticker", daemon=True)
     thread.start()

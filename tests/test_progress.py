@@ -77,11 +77,11 @@ def test_at_a_terminal_the_counter_is_redrawn_in_place_and_a_notice_takes_its_ow
 def test_ticking_speaks_only_when_nothing_else_did(capsys):
     import time
 
-    with progress.ticking("  loading x", every_s=0.2):
-        time.sleep(0.7)
+    with progress.ticking("  loading x", every_s=0.2, first_s=0.2):
+        time.sleep(0.9)
     err = capsys.readouterr().err.splitlines()
     assert err and all(re.fullmatch(r"  loading x: still going, \d+ s", x) for x in err), err
-    with progress.ticking("  loading y", every_s=0.4):
+    with progress.ticking("  loading y", every_s=0.4, first_s=0.4):
         for _ in range(8):  # another line every 0.1 s: the ticker has nothing to add
             progress.notice("cuzk daemon: compiling")
             time.sleep(0.1)

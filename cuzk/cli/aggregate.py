@@ -20,6 +20,8 @@ import time
 
 from cuzk.errors import CuzkError, FormatError, ValidationError
 
+from .files import input_file, output_dir, output_file
+
 DEFAULT_DOMAIN = "cuzk-snarkpack-v1"
 CURVES = ("bls12_381", "bn254")
 
@@ -34,7 +36,7 @@ def register(subparsers) -> None:
         "powers-of-tau ceremonies.")
     s.add_argument("--curve", required=True, choices=CURVES, help="curve of the proofs to aggregate")
     s.add_argument("--max-proofs", required=True, type=int, metavar="N", help="largest number of proofs per aggregate")
-    s.add_argument("--out", required=True, metavar="SRS", help="file to write")
+    s.add_argument("--out", required=True, type=output_file, metavar="SRS", help="file to write")
     s.add_argument("--backend", default="cpu", choices=["auto", "cpu", "cuda"], help="compute backend (default cpu)")
     s.set_defaults(func=cmd_srs)
 
@@ -45,11 +47,13 @@ def register(subparsers) -> None:
         "power of two by repeating the last proof. The aggregate is bound to the key, the public inputs, their order "
         "and the domain separator.")
     a.add_argument("--srs", required=True, metavar="SRS", help="reference string from `cuzk aggregate-srs`")
-    a.add_argument("--vk", metavar="VK", help="verification key: snarkjs .json or bellperson .vk (required offline)")
-    a.add_argument("--proof", action="append", metavar="PROOF",
+    a.add_argument("--vk", type=input_file, metavar="VK",
+                   help="verification key: snarkjs .json or bellperson .vk (required offline)")
+    a.add_argument("--proof", action="append", type=input_file, metavar="PROOF",
                    help="a proof: snarkjs proof.json, or a file of proof bytes (192 B BLS12-381, 256 B BN254)")
-    a.add_argument("--public", action="append", metavar="PUB.json", help="public signals of that proof")
-    a.add_argument("--out", required=True, metavar="AGG", help="aggregate proof to write")
+    a.add_argument("--public", action="append", type=input_file, metavar="PUB.json",
+                   help="public signals of that proof")
+    a.add_argument("--out", required=True, type=output_file, metavar="AGG", help="aggregate proof to write")
     a.add_argument("--domain", default=DEFAULT_DOMAIN, help=f"transcript domain separator (default {DEFAULT_DOMAIN})")
     a.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"],
                    help="compute backend for the pairing products and MSMs (default auto: the GPU when there is one; "
@@ -57,7 +61,7 @@ def register(subparsers) -> None:
     _daemon_args(a)
     a.add_argument("--job", action="append", metavar="ID",
                    help="with --addr: a completed job whose proofs (every partition's, in order) to aggregate")
-    a.add_argument("--write-publics", metavar="DIR",
+    a.add_argument("--write-publics", type=output_dir, metavar="DIR",
                    help="with --addr: write the aggregated proofs' public inputs as DIR/public-<i>.json, in order")
     a.set_defaults(func=cmd_aggregate)
 
@@ -67,9 +71,11 @@ def register(subparsers) -> None:
         "(in the aggregation order). Prints OK and exits 0, prints INVALID and the reason and exits 1, or exits 2 "
         "with one line on stderr for missing or malformed files.")
     v.add_argument("--srs", required=True, metavar="SRS", help="reference string the aggregate was made with")
-    v.add_argument("--vk", metavar="VK", help="verification key: snarkjs .json or bellperson .vk (required offline)")
-    v.add_argument("--public", required=True, action="append", metavar="PUB.json", help="public signals, in order")
-    v.add_argument("--aggregate", required=True, metavar="AGG", help="aggregate proof file")
+    v.add_argument("--vk", type=input_file, metavar="VK",
+                   help="verification key: snarkjs .json or bellperson .vk (required offline)")
+    v.add_argument("--public", required=True, action="append", type=input_file, metavar="PUB.json",
+                   help="public signals, in order")
+    v.add_argument("--aggregate", required=True, type=input_file, metavar="AGG", help="aggregate proof file")
     v.add_argument("--domain", default=DEFAULT_DOMAIN, help=f"transcript domain separator (default {DEFAULT_DOMAIN})")
     _daemon_args(v)
     v.add_argument("--circuit", metavar="ID", help="with --addr: the circuit whose verifying key the daemon uses")
@@ -99,7 +105,7 @@ def register_bench(bsub) -> None:
     b.add_argument("--repeat", type=int, default=3, help="verification repetitions (median reported)")
     b.add_argument("--verify-threads", type=int, metavar="N",
                    help="numba threads for verification and batch verification (default: all)")
-    b.add_argument("--json", metavar="FILE", help="write the records as JSON")
+    b.add_argument("--json", type=output_file, metavar="FILE", help="write the records as JSON")
     b.set_defaults(func=cmd_bench)
 
 

@@ -20,6 +20,7 @@ import os
 from cuzk.errors import CuzkError
 from cuzk.user_dirs import cache_dir
 
+from .files import input_file, output_dir, output_file
 from .usage import help_and_usage_error
 
 PRIORITIES = ["low", "normal", "high", "critical"]
@@ -88,7 +89,7 @@ def _register_kernels(bsub) -> None:
                         description="Time Fr multiplication, NTT and MSM (G1, G2) on a backend. For BLS12-381 MSMs "
                         "py-arkworks-bls12381 runs on the same inputs in the same process and the ratio is printed.")
     k.add_argument("--backend", default="cpu", choices=["auto", "cpu", "cuda"], help="compute backend (default cpu)")
-    k.add_argument("--json", metavar="FILE", help="write the records as JSON")
+    k.add_argument("--json", type=output_file, metavar="FILE", help="write the records as JSON")
     k.add_argument("--curve", action="append", choices=["bls12_381", "bn254"], help="curve(s) to run (default both)")
     k.add_argument("--repeat", type=int, default=5, help="timed repetitions per op (median reported)")
     k.set_defaults(func=_kernels)
@@ -123,7 +124,7 @@ def _register_synth(bsub) -> None:
                    "machine 1 avoids stalls of parallel regions whose workers are descheduled")
     s.add_argument("--witness-only", action="store_true", help="with --kind: time the witness only (no "
                    "record/compile/SpMV; what a GPU prover's host does; 32g fits this way)")
-    s.add_argument("--json", metavar="FILE", help="write the records as JSON")
+    s.add_argument("--json", type=output_file, metavar="FILE", help="write the records as JSON")
     s.set_defaults(func=_synth)
 
 
@@ -216,7 +217,7 @@ def _register_prove(bsub) -> None:
     p.add_argument("--sector-size", default="2KiB", choices=POST_SIZES, metavar="SIZE",
                    help="with --kind window-post|winning-post|porep: %(choices)s (default 2KiB)")
     p.add_argument("--seed", type=int, default=1, help="vanilla-proof seed with --kind (default 1)")
-    p.add_argument("--json", metavar="FILE", help="write the records as JSON")
+    p.add_argument("--json", type=output_file, metavar="FILE", help="write the records as JSON")
     p.set_defaults(func=_prove)
 
 
@@ -241,12 +242,12 @@ def _register_latency(bsub) -> None:
     p.add_argument("--sizes", default="10k,16,20", metavar="S,S,...",
                    help="10k (10,000 constraints), K or 2^K (a 2^K domain), or a constraint count (default 10k,16,20)")
     p.add_argument("--repeat", type=_positive, default=3, help="runs per tool and size (median; default 3)")
-    p.add_argument("--dir", metavar="DIR", help="where circuits, keys and proofs are kept (default "
+    p.add_argument("--dir", type=output_dir, metavar="DIR", help="where circuits, keys and proofs are kept (default "
                    f"{cache_dir() / 'bench' / 'latency'})")
     p.add_argument("--rapidsnark", metavar="PATH", help="rapidsnark's prover (default ../shared/anchors/rapidsnark/"
                    "prover beside the repository)")
     p.add_argument("--snarkjs", metavar="PATH", help="snarkjs (default node_modules/.bin/snarkjs in the repository)")
-    p.add_argument("--json", metavar="FILE", help="write the figures as JSON")
+    p.add_argument("--json", type=output_file, metavar="FILE", help="write the figures as JSON")
     p.add_argument("--resident", nargs="?", const="auto", choices=("auto", "cpu", "cuda"), metavar="BACKEND",
                    help="also prove through a cuzk daemon that keeps the key resident (backend auto, cpu or cuda; "
                    "default auto): ms per proof after a warm-up, against rapidsnark's process")
@@ -294,12 +295,12 @@ def _common_parser():
     p = argparse.ArgumentParser(add_help=False, parents=[_addr_parser(), _kind_parser()])
     p.add_argument("--count", type=int, default=0, help="number of proofs (default 1; batch: 4)")
     p.add_argument("--priority", choices=PRIORITIES, help="job priority (default: the kind's)")
-    p.add_argument("--vanilla", metavar="FILE", help="inputs: a JSON request as gen-vanilla writes it for the PoSt "
+    p.add_argument("--vanilla", type=input_file, metavar="FILE", help="inputs: a JSON request as gen-vanilla writes it for the PoSt "
                    "kinds (or a JSON array of them); for the other circuits a JSON array of base64 strings, or "
                    "one raw input")
     p.add_argument("--no-verify", action="store_true", help="do not verify the proofs")
-    p.add_argument("--json", metavar="FILE", help="write the results as JSON")
-    p.add_argument("--trace", metavar="FILE", help="write the daemon's pipeline trace of the run (JSON lines; "
+    p.add_argument("--json", type=output_file, metavar="FILE", help="write the results as JSON")
+    p.add_argument("--trace", type=output_file, metavar="FILE", help="write the daemon's pipeline trace of the run (JSON lines; "
                    "plot it with `cuzk bench report FILE`; --compare: one run per mode)")
     return p
 
@@ -355,7 +356,7 @@ def _register_daemon(bsub) -> None:
                         "array of N base64 strings (cuzk-bench's --vanilla format). `--vanilla FILE` reads "
                         "either back.")
     g.add_argument("--count", type=int, default=1, help="how many (default 1)")
-    g.add_argument("-o", "--out", "--output", dest="out", required=True, help="output file")
+    g.add_argument("-o", "--out", "--output", dest="out", required=True, type=output_file, help="output file")
     g.add_argument("--seed", type=int, help="generator seed (default: random); input i uses seed + i")
     g.set_defaults(func=_gen_vanilla)
 
@@ -410,8 +411,8 @@ def _register_report(bsub) -> None:
                         "blank; --compare runs side by side), phases.png (time per stage per circuit), "
                         "throughput.png (proofs/min and worker busy fraction over time), memory.png (working "
                         "memory against the budget) and summary.txt (busy %, critical path, limiting stage).")
-    r.add_argument("trace", metavar="TRACE", help="trace file (JSON lines)")
-    r.add_argument("--out", default="cuzk-report", help="output directory (default ./cuzk-report)")
+    r.add_argument("trace", type=input_file, metavar="TRACE", help="trace file (JSON lines)")
+    r.add_argument("--out", default="cuzk-report", type=output_dir, help="output directory (default ./cuzk-report)")
     r.set_defaults(func=_report)
 
 

@@ -37,6 +37,8 @@ import time
 
 from cuzk.errors import CuzkError
 
+from .files import input_file, output_file
+
 FILECOIN_KINDS = ("window-post", "winning-post")
 KIND_HELP = ("circuit kind: window-post, winning-post, porep (Filecoin's, with --sector-size) or a workload model "
              "(porep-c2-like, snap-like; with --preset)")
@@ -53,21 +55,21 @@ def register(subparsers) -> None:
                     "it (any preset, 32g included, in seconds), with the estimated compiled size and peak "
                     "compile memory; --check builds it and checks a partition's witness (exit 1 if unsatisfied).")
     src = info.add_mutually_exclusive_group(required=True)
-    src.add_argument("--r1cs", help="circom .r1cs file")
-    src.add_argument("--pce", help="compiled circuit (.pce) file")
+    src.add_argument("--r1cs", type=input_file, help="circom .r1cs file")
+    src.add_argument("--pce", type=input_file, help="compiled circuit (.pce) file")
     src.add_argument("--kind", help=KIND_HELP)
     info.add_argument("--preset", default="tiny", help="with a model --kind: preset (default tiny)")
     info.add_argument("--sector-size", help="with --kind window-post|winning-post|porep (Filecoin's circuits): "
                                             "2KiB, 8MiB, 512MiB, 32GiB (default) or 64GiB")
     info.add_argument("--check", action="store_true",
                       help="with --kind: build the circuit and check one partition's witness")
-    info.add_argument("--vanilla", help="with --kind: vanilla-proof file to check (default: generate one; "
+    info.add_argument("--vanilla", type=input_file, help="with --kind: vanilla-proof file to check (default: generate one; "
                                         "implies --check)")
     info.add_argument("--seed", type=int, help="with --kind: generator seed (default 1; implies --check)")
     info.add_argument("--partition", type=int, help="with --kind: partition to check (default 0; implies --check)")
-    info.add_argument("--wtns", help="circom .wtns witness to check (with --r1cs)")
+    info.add_argument("--wtns", type=input_file, help="circom .wtns witness to check (with --r1cs)")
     info.add_argument("--verify", action="store_true", help="with --pce: check every section (checksums, hash)")
-    info.set_defaults(func=cmd_info)
+    info.set_defaults(func=cmd_info, validate=_info_flags)
 
     chk = sub.add_parser(
         "check", help="check Filecoin vanilla proofs (PoSt, PoRep C1) against the real circuit (exit 0 satisfied, "
@@ -78,7 +80,7 @@ def register(subparsers) -> None:
                     "submit, then each partition's witness in the StackedDRG circuit. Exit 0 when satisfied, 1 "
                     "naming the first unsatisfied constraint, 2 when the input does not decode.")
     chk.add_argument("--kind", required=True, choices=["window-post", "winning-post", "porep"])
-    chk.add_argument("--vanilla", required=True,
+    chk.add_argument("--vanilla", required=True, type=input_file,
                      help="PoSt: one bincode FallbackPoStSectorProof (then --public is needed), or a JSON request "
                           "(`cuzk bench gen-vanilla --kind window-post`); porep: a C1 output (Curio's envelope or "
                           "the bare SealCommitPhase1Output JSON) or a JSON request (`gen-vanilla --kind porep`)")
@@ -86,7 +88,7 @@ def register(subparsers) -> None:
                                                   "replica_id; default: the request's)")
     chk.add_argument("--sector-number", type=int, help="porep: the sector number (default: the request's or "
                                                        "the envelope's)")
-    chk.add_argument("--public", help="public data: a WindowPoStVerifyInfo JSON (Randomness, Proofs[0].PoStProof, "
+    chk.add_argument("--public", type=input_file, help="public data: a WindowPoStVerifyInfo JSON (Randomness, Proofs[0].PoStProof, "
                                       "ChallengedSectors with SealedCID)")
     chk.add_argument("--partition", type=int, help="partition index (default: the request's, or 0)")
     chk.set_defaults(func=cmd_check)
@@ -97,12 +99,12 @@ def register(subparsers) -> None:
                                       "into the circuit cache (and --out); prints the time and the peak memory "
                                       "of the process.")
     csrc = comp.add_mutually_exclusive_group(required=True)
-    csrc.add_argument("--r1cs", help="circom .r1cs file (needs --out)")
+    csrc.add_argument("--r1cs", type=input_file, help="circom .r1cs file (needs --out)")
     csrc.add_argument("--kind", help=KIND_HELP)
     comp.add_argument("--preset", default="tiny", help="with a model --kind: preset (default tiny)")
     comp.add_argument("--sector-size", help="with --kind window-post|winning-post: 2KiB (default), 8MiB, 512MiB, "
                                             "32GiB or 64GiB")
-    comp.add_argument("--out", help="output .pce file (with --kind: a copy of the cached one)")
+    comp.add_argument("--out", type=output_file, help="output .pce file (with --kind: a copy of the cached one)")
     comp.set_defaults(func=cmd_compile)
 
 
@@ -117,17 +119,24 @@ def _percent(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _info_flags(args: argparse.Namespace) -> bool:
+    """Whether `circuit info` checks a witness; CuzkError for flags that do not go together (main runs
+    this before it looks at the files, as `validate`)."""
+    if args.wtns and not args.r1cs:
+        raise CuzkError("--wtns needs --r1cs")
+    checks = args.check or args.vanilla is not None or args.seed is not None or args.partition is not None
+    if checks and not args.kind:
+        raise CuzkError("--check, --vanilla, --seed and --partition need --kind")
+    return checks
+
+
 def cmd_info(args: argparse.Namespace) -> int:
     from cuzk.formats.circom_r1cs import read_r1cs, witness_for
     from cuzk.formats.wtns import read_wtns
     from cuzk.r1cs import load_compiled
     from cuzk.r1cs.evaluation import value_fractions
 
-    if args.wtns and not args.r1cs:
-        raise CuzkError("--wtns needs --r1cs")
-    checks = args.check or args.vanilla is not None or args.seed is not None or args.partition is not None
-    if checks and not args.kind:
-        raise CuzkError("--check, --vanilla, --seed and --partition need --kind")
+    checks = _info_flags(args)
     if args.kind == "porep":
         if checks:
             raise CuzkError("--kind porep: --check, --vanilla, --seed and --partition are not offered yet")

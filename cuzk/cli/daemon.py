@@ -26,6 +26,8 @@ import threading
 
 from cuzk.user_dirs import cache_dir
 
+from .files import input_of, output_file
+
 log = logging.getLogger("cuzk.daemon")
 
 
@@ -33,7 +35,8 @@ def register(sub) -> None:
     d = sub.add_parser("daemon", help="run the proving daemon (gRPC)",
                        description="Run the proving daemon: gRPC service cuzk.v1.ProvingEngine on a unix socket "
                        "or TCP. SIGTERM drains: intake stops, running jobs finish, then it exits 0.")
-    d.add_argument("-c", "--config", metavar="FILE", help="TOML config (see --print-default-config)")
+    d.add_argument("-c", "--config", type=input_of("config file"), metavar="FILE",
+                   help="TOML config (see --print-default-config)")
     d.add_argument("-l", "--listen", metavar="ADDR", help="override daemon.listen (unix:PATH or host:port)")
     d.add_argument("--state-dir", metavar="DIR", help="override daemon.state_dir")
     d.add_argument("--log-level", choices=["debug", "info", "warning", "error"], help="override logging.level")
@@ -55,8 +58,9 @@ def register(sub) -> None:
     m.add_argument("--count", type=int, default=3, help="jobs per kind (default 3)")
     m.add_argument("--state-dir", metavar="DIR", help="daemon state dir (default: a temporary one, params cached "
                    f"under {cache_dir() / 'demo-params'}, from $XDG_CACHE_HOME)")
-    m.add_argument("--json", metavar="FILE", help="also write the results as JSON")
-    m.add_argument("--trace", metavar="FILE", help="also write the daemon's pipeline trace (JSON lines; plot it "
+    m.add_argument("--json", type=output_file, metavar="FILE", help="also write the results as JSON")
+    m.add_argument("--trace", type=output_file, metavar="FILE",
+                   help="also write the daemon's pipeline trace (JSON lines; plot it "
                    "with `cuzk bench report FILE`)")
     m.set_defaults(func=cmd_demo)
 
@@ -195,6 +199,6 @@ def _cluster_front(cfg, ray_address: str):
 
 
 def cmd_demo(args) -> int:
-    from cuzk.bench import demo
+    from . import demo
 
     return demo.run(args.sector_size, args.count, args.state_dir, args.json, args.trace)

@@ -1,8 +1,13 @@
 """Entry point of the `cuzk` command (also `python -m cuzk`).
 
 Each command group lives in its own module with `register(subparsers)`;
-it sets `func` on its parser. Errors of the project's own types print a
-one-line message and exit 2; nothing else is caught, so bugs stay visible.
+it sets `func` on its parser (and `validate`, a check of option
+combinations that runs first). Files named by options are then checked
+(inputs) and given their folders (outputs) before the command runs
+(cli/files.py).
+Errors of the project's own types, and a file the system refuses (an
+OSError naming a file: permission denied, disk full), print a one-line
+message and exit 2; nothing else is caught, so bugs stay visible.
 A command without its subcommand prints the help on stderr and exits 2,
 as argparse does for other usage errors.
 
@@ -33,6 +38,7 @@ import threading
 
 from cuzk.errors import CuzkError
 
+from . import files
 from .usage import EXIT_USAGE, help_and_usage_error
 
 # modules under cuzk.cli that contribute commands (missing ones are skipped
@@ -83,9 +89,17 @@ def main(argv: list[str] | None = None) -> int:
         parser = _parser_for(argv)
         args = parser.parse_args(argv)
         try:
+            if getattr(args, "validate", None) is not None:  # option combinations first: no I/O
+                args.validate(args)
+            files.prepare(args)
             rc = int(args.func(args) or 0)
         except CuzkError as exc:
             print(f"cuzk: error: {exc}", file=sys.stderr)
+            rc = EXIT_USAGE
+        except OSError as exc:
+            if exc.filename is None or isinstance(exc, BrokenPipeError):
+                raise
+            print(f"cuzk: error: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
             rc = EXIT_USAGE
         except KeyboardInterrupt:
             print("cuzk: interrupted", file=sys.stderr)

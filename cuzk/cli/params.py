@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import mmap
-import sys
 import time
 
 from cuzk.errors import CuzkError, FormatError, ValidationError
+from cuzk.progress import Status
 
+from .files import input_file
 from .usage import help_and_usage_error
 
 CHUNK = 1 << 16
@@ -21,7 +22,7 @@ def register(sub) -> None:
                         description="Validate a bellperson .params (or .vk) file: layout and lengths, then every "
                         "point on the curve and in the prime-order subgroup, with progress. Exit 0 if valid, "
                         "1 if a point is invalid, 2 if the file is malformed.")
-    c.add_argument("file", help=".params or .vk file")
+    c.add_argument("file", type=input_file, help=".params or .vk file")
     c.add_argument("--quiet", action="store_true", help="no progress line")
     c.set_defaults(func=check)
 
@@ -43,7 +44,8 @@ def check(args) -> int:
     total = sum(count for _, count, _ in layout.sections.values())
     done = 0
     t0 = time.perf_counter()
-    print(f"{path}: {layout.size:,} bytes; vk OK ({layout.vk.ic.shape[0]} IC points)")
+    print(f"{path}: {layout.size:,} bytes; vk OK ({layout.vk.ic.shape[0]} IC points)", flush=True)
+    status = None if args.quiet else Status("  checked", total, unit="points")
     try:
         for name, (off, count, grp) in layout.sections.items():
             size = bellperson._size(grp)
@@ -51,13 +53,14 @@ def check(args) -> int:
                 k = min(CHUNK, count - lo)
                 bellperson._decode(buf, off + lo * size, k, grp, f"params.{name}[{lo}:]", True)
                 done += k
-                if not args.quiet and sys.stderr.isatty():
-                    sys.stderr.write(f"\r  {name:<5} {done:>12,}/{total:,} points "
-                                     f"({100 * done / max(1, total):5.1f}%) {time.perf_counter() - t0:6.1f} s")
-            print(f"  {name:<5} {count:>12,} points OK")
+                if status is not None:
+                    status.update(done, name)
+            if status is not None:
+                status.close()  # the section's line below goes to stdout: not after a line drawn in place
+            print(f"  {name:<5} {count:>12,} points OK", flush=True)
     except (ValidationError, FormatError) as exc:
-        if not args.quiet and sys.stderr.isatty():
-            sys.stderr.write("\n")
+        if status is not None:
+            status.close()
         print(f"INVALID: {exc}")
         return 1
     print(f"OK: {total:,} points checked in {time.perf_counter() - t0:.1f} s")

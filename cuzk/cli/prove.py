@@ -26,6 +26,8 @@ from pathlib import Path
 
 from cuzk.errors import CuzkError, FormatError
 
+from .files import input_file, output_file
+
 EXIT_UNSATISFIED = 1
 
 
@@ -37,12 +39,15 @@ def register(subparsers) -> None:
         "circuit (.r1cs): one that does not satisfy it is refused with exit 1, naming the first failing "
         "constraint. Per-phase timings go to stderr.",
     )
-    p.add_argument("--zkey", required=True, help="snarkjs Groth16 proving key (.zkey)")
-    p.add_argument("--wtns", required=True, help="circom witness (.wtns) for the key's circuit")
-    p.add_argument("--proof", required=True, metavar="PROOF.json", help="output: proof (snarkjs proof.json)")
-    p.add_argument("--public", required=True, metavar="PUBLIC.json", help="output: public signals (snarkjs public.json)")
+    p.add_argument("--zkey", required=True, type=input_file, help="snarkjs Groth16 proving key (.zkey)")
+    p.add_argument("--wtns", required=True, type=input_file, help="circom witness (.wtns) for the key's circuit")
+    p.add_argument("--proof", required=True, type=output_file, metavar="PROOF.json",
+                   help="output: proof (snarkjs proof.json)")
+    p.add_argument("--public", required=True, type=output_file, metavar="PUBLIC.json",
+                   help="output: public signals (snarkjs public.json)")
     check = p.add_mutually_exclusive_group()
-    check.add_argument("--r1cs", metavar="CIRCUIT.r1cs", help="the circuit to check the witness against "
+    check.add_argument("--r1cs", type=input_file, metavar="CIRCUIT.r1cs",
+                       help="the circuit to check the witness against "
                        "(default: the .r1cs beside the key with its name)")
     check.add_argument("--no-check", action="store_true", help="prove without checking that the witness "
                        "satisfies the circuit")

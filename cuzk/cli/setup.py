@@ -9,6 +9,8 @@ from pathlib import Path
 
 from cuzk.errors import CuzkError
 
+from .files import ensure_parent, input_file, output_dir, output_file
+
 DESCRIPTION = """\
 Generate random Groth16 keys for a circuit, in one of two layouts:
 
@@ -36,19 +38,19 @@ def register(sub) -> None:
     p = sub.add_parser("setup", help="generate single-party Groth16 keys (.params/.vk or a snarkjs .zkey)",
                        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--r1cs", help="circom .r1cs file")
-    src.add_argument("--pce", help="compiled circuit (.pce); bellperson layout only")
+    src.add_argument("--r1cs", type=input_file, help="circom .r1cs file")
+    src.add_argument("--pce", type=input_file, help="compiled circuit (.pce); bellperson layout only")
     src.add_argument("--kind", choices=["window-post", "winning-post"], help="a Filecoin circuit (with --sector-size "
                      "and --params-dir)")
     p.add_argument("--sector-size", help="with --kind: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB")
-    p.add_argument("--params-dir", help="with --kind: directory for the .params/.vk/.meta files")
-    p.add_argument("--params", help="output bellperson .params file (with --vk)")
-    p.add_argument("--vk", help="output bellperson .vk file (with --params)")
-    p.add_argument("--zkey", help="output snarkjs .zkey file (with --r1cs)")
-    p.add_argument("--vk-json", help="output snarkjs verification_key.json for the --zkey "
+    p.add_argument("--params-dir", type=output_dir, help="with --kind: directory for the .params/.vk/.meta files")
+    p.add_argument("--params", type=output_file, help="output bellperson .params file (with --vk)")
+    p.add_argument("--vk", type=output_file, help="output bellperson .vk file (with --params)")
+    p.add_argument("--zkey", type=output_file, help="output snarkjs .zkey file (with --r1cs)")
+    p.add_argument("--vk-json", type=output_file, help="output snarkjs verification_key.json for the --zkey "
                    "(default: the .zkey path with its suffix replaced by .vk.json)")
     p.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"])
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, validate=_check_outputs)
 
 
 def load_circuit(r1cs: str | None, pce: str | None):
@@ -99,7 +101,9 @@ def run(args) -> int:
     t0 = time.perf_counter()
     _announce(circuit)
     if args.zkey:
-        written, n = _write_zkey(circuit, backend, args.zkey, args.vk_json or default_vk_json(args.zkey))
+        vk_json = args.vk_json or default_vk_json(args.zkey)
+        ensure_parent(vk_json)
+        written, n = _write_zkey(circuit, backend, args.zkey, vk_json)
     else:
         written, n = _write_bellperson(circuit, backend, args.params, args.vk)
     _wrote(written, n, t0)

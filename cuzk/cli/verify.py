@@ -15,6 +15,8 @@ import argparse
 
 from cuzk.errors import ValidationError
 
+from .files import input_file
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -23,9 +25,11 @@ def register(subparsers) -> None:
         "Prints OK and exits 0 for a valid proof, prints INVALID and the reason and exits 1 otherwise; "
         "exits 2 for missing or malformed files.",
     )
-    p.add_argument("--vk", required=True, metavar="VK.json", help="verification key (snarkjs verification_key.json)")
-    p.add_argument("--public", required=True, metavar="PUBLIC.json", help="public signals (snarkjs public.json)")
-    p.add_argument("--proof", required=True, metavar="PROOF.json", help="proof (snarkjs proof.json)")
+    p.add_argument("--vk", required=True, type=input_file, metavar="VK.json",
+                   help="verification key (snarkjs verification_key.json)")
+    p.add_argument("--public", required=True, type=input_file, metavar="PUBLIC.json",
+                   help="public signals (snarkjs public.json)")
+    p.add_argument("--proof", required=True, type=input_file, metavar="PROOF.json", help="proof (snarkjs proof.json)")
     p.set_defaults(func=cmd_verify)
 
 
