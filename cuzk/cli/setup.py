@@ -17,9 +17,10 @@ Generate random Groth16 keys for a circuit, in one of two layouts:
   --params P --vk V     bellperson's .params/.vk (BLS12-381 only: that layout has no BN254
                         form), for a circom .r1cs or a compiled circuit (.pce)
   --kind K --sector-size S --params-dir D
-                        Filecoin's circuit K (window-post, winning-post) for sectors of size S:
-                        .params/.vk in bellperson's layout under the file names rust-fil-proofs
-                        gives them (v28-proof-of-spacetime-fallback-...), where a daemon whose
+                        Filecoin's circuit K (window-post, winning-post, porep: StackedDRG C2)
+                        for sectors of size S: .params/.vk in bellperson's layout under the file
+                        names rust-fil-proofs gives them (v28-proof-of-spacetime-fallback-...,
+                        v28-stacked-proof-of-replication-...), where a daemon whose
                         circuits.filecoin_params is D finds them. Test keys: the network's are
                         the ceremony's (paramfetch), and proofs made with these do not verify there
   --zkey Z              a snarkjs Groth16 .zkey for a circom .r1cs (BN254 or BLS12-381, as
@@ -40,7 +41,7 @@ def register(sub) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--r1cs", type=input_file, help="circom .r1cs file")
     src.add_argument("--pce", type=input_file, help="compiled circuit (.pce); bellperson layout only")
-    src.add_argument("--kind", choices=["window-post", "winning-post"], help="a Filecoin circuit (with --sector-size "
+    src.add_argument("--kind", choices=["window-post", "winning-post", "porep"], help="a Filecoin circuit (with --sector-size "
                      "and --params-dir)")
     p.add_argument("--sector-size", help="with --kind: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB")
     p.add_argument("--params-dir", type=output_dir, help="with --kind: directory for the .params/.vk/.meta files")
@@ -122,13 +123,11 @@ def _wrote(written, n: int, t0: float) -> None:
 
 def _run_filecoin(args, backend) -> int:
     """Filecoin's circuit under its Filecoin file names (the engine's filecoin_test, as `cuzk demo` uses it)."""
-    from cuzk.circuits.filecoin import post_kind
+    from cuzk.circuits.filecoin import provable
     from cuzk.engine.params import filecoin_test
 
-    from . import post_circuit
-
-    cfg = post_circuit.config_of(args.kind, args.sector_size)  # a bad size fails before any work
-    print(f"setup: building {post_kind.circuit_id(cfg)} (cached after the first time)", file=sys.stderr)
+    cfg = _filecoin_config(args.kind, args.sector_size)  # a bad size fails before any work
+    print(f"setup: building {provable.circuit_id(cfg)} (cached after the first time)", file=sys.stderr)
     _announce(filecoin_test.circuit(cfg))
     t0 = time.perf_counter()
     try:
@@ -137,6 +136,19 @@ def _run_filecoin(args, backend) -> int:
         raise CuzkError(f"--params-dir {args.params_dir}: {exc.strerror or exc}") from None
     _wrote((params, vk), n, t0)
     return 0
+
+
+def _filecoin_config(kind: str, sector_size: str | None):
+    if kind == "porep":
+        from cuzk.circuits.filecoin.porep_config import porep_config_for
+        from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
+
+        if sector_size not in SECTOR_SIZES:
+            raise CuzkError(f"--sector-size: expected one of {', '.join(SECTOR_SIZES)}, got {sector_size!r}")
+        return porep_config_for(SECTOR_SIZES[sector_size])
+    from . import post_circuit
+
+    return post_circuit.config_of(kind, sector_size)
 
 
 def _write_bellperson(circuit, backend, params: str, vk: str):

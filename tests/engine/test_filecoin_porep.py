@@ -151,3 +151,12 @@ def test_curio_request_proves_and_verifies_cpu(make_engine, tmp_path):
 @pytest.mark.gpu
 def test_curio_request_proves_and_verifies_gpu(make_engine, tmp_path):
     _prove_and_verify(make_engine, tmp_path, "cuda")
+
+
+def test_setup_of_porep_refuses_a_size_filecoin_lacks_before_any_work(tmp_path, capsys):
+    from cuzk.cli.main import main
+
+    assert main(["setup", "--kind", "porep", "--sector-size", "3KiB", "--params-dir", str(tmp_path / "p")]) != 0
+    err = capsys.readouterr().err
+    assert "--sector-size" in err and "32GiB" in err and "Traceback" not in err
+    assert not any((tmp_path / "p").glob("*.params"))
