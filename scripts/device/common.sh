@@ -33,6 +33,10 @@ save_cache() {  # safe to call often: a call cut off by its limit still brings t
   # compiled circuits (a 32g .pce is 6.4 GB) stay behind: only kernels travel
   tar -czf - --exclude=circuits /tmp/cuzk-cache 2>/dev/null | split -b 15M - "$OUT/cache/cuzk-cache.tgz.part-"
 }
+# peak device memory as the driver reports it (not our own counters): smi_start before a step, smi_peak after it
+smi_start() { nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > /tmp/smi.txt 2>/dev/null & SMI_PID=$!; }
+smi_peak() { kill "$SMI_PID" 2>/dev/null; wait "$SMI_PID" 2>/dev/null
+  echo "peak device memory (nvidia-smi, 200 ms samples): $(sort -n /tmp/smi.txt | tail -1) MiB" | tee -a "$LOG"; }
 left() { echo $(( ${CALL_S:-585} - SECONDS )); }  # seconds left of the call
 
 {

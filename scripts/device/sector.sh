@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# A 32 GiB sector through daemons on the device machine (issue 17): `cuzk bench batch --compare` starts
-# private daemons (parameters made on the GPU in this run) and proves COUNT sectors one at a time in each
-# of MODES; then, in the time left, the GPU engine tests the sector run did not exercise.
+# A 32 GiB sector through daemons on the device machine: `cuzk bench batch --compare` starts private
+# daemons (parameters made on the GPU in this run) and proves COUNT sectors one at a time in each of
+# MODES, each sector a Curio-shaped POREP_SEAL_COMMIT request (a generated C1 output) of ten partitions of
+# Filecoin's real PoRep circuit; then, in the time left, the GPU engine tests the sector run did not exercise.
 #
 #   scripts/device/sector.sh
 #
-# Environment: PRESET (32g), COUNT (2), MODES (pipelined,pipelined+batched), BATCH (batch size, 2), SYNTH
+# Environment: KIND (porep; porep-c2-like: the workload model), PRESET (32GiB; 32g for the model), COUNT (2), MODES (pipelined,pipelined+batched), BATCH (batch size, 2), SYNTH
 # (synthesis threads, 2), SECTOR_S (seconds the sector run may take, 480: past it the daemons' stacks and
 # logs are saved and they are stopped), SECTOR_TESTS (the pytest arguments after it: the engine and
 # prefetch tests), and common.sh's (OUT, LOG, CURVES, CALL_S).
 # Back under $OUT: log.txt (the tables), sector.json, sector_trace.jsonl, daemon_logs.txt (if cut off), cache/.
 cd "$(dirname "$0")/../.." || exit 1
 . scripts/device/common.sh
-python3 -m cuzk bench batch --compare --kind porep-c2-like --preset "${PRESET:-32g}" \
+smi_start
+python3 -m cuzk bench batch --compare --kind "${KIND:-porep}" --preset "${PRESET:-32GiB}" \
   --count "${COUNT:-2}" --rounds 1 --modes "${MODES:-pipelined,pipelined+batched}" --batch-size "${BATCH:-2}" \
   --synthesis-threads "${SYNTH:-2}" --state-dir /tmp/cuzk-bench --json "$OUT/sector.json" \
   --trace "$OUT/sector_trace.jsonl" > /tmp/sector_full.txt 2>&1 &
@@ -26,7 +28,7 @@ fi
 wait $bench
 { grep -v "in flight" /tmp/sector_full.txt | tail -40; grep "in flight" /tmp/sector_full.txt | tail -3
   df -h /tmp | tail -1; } | tee -a "$LOG"
-save_cache
+smi_peak; save_cache
 if [ "$(left)" -gt 30 ]; then
   timeout "$(left)" python3 -m pytest -q -p no:cacheprovider -m gpu \
     ${SECTOR_TESTS:-tests/engine/test_engine.py tests/groth16/test_prove_batch_prefetch.py} --durations=6 2>&1 \
