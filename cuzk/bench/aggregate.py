@@ -16,12 +16,21 @@ import json
 import statistics
 import time
 
+import numba
 import numpy as np
+
+from cuzk.aggregate import proof_format, prover, srs, transcript, verifier
+from cuzk.backend import get_backend
+from cuzk.curve import get_curve
+from cuzk.groth16 import prover as gprover
+from cuzk.groth16 import setup
+from cuzk.groth16.keys import Proof
+from cuzk.groth16.verifier import PreparedVerifyingKey, verify_batch
+from cuzk.r1cs import LC, ONE, RecordingCS, WitnessCS
+from cuzk.r1cs.evaluation import evaluate
 
 
 def _circuit(cs, x):
-    from cuzk.r1cs import LC, ONE
-
     xv = cs.alloc(x)
     x2 = cs.alloc(lambda: x * x)
     x3 = cs.alloc(lambda: x * x * x)
@@ -48,8 +57,6 @@ def _warm_up(be, curve, generic, nmax, pk, proof, pvk, inputs, rng) -> None:
     """Load every kernel outside the timings: the CPU MSM picks other kernels
     for large inputs, so both KZG MSM sizes of the largest n run once here,
     and one aggregate of 2 proofs is made and verified."""
-    from cuzk.aggregate import proof_format, prover, srs, transcript, verifier
-
     fr = curve.fr
     n = srs.padded_count(nmax)
     for grp, bases in (("g1", generic.g_alpha[: 2 * n]), ("g2", generic.h_alpha[:n])):
@@ -68,19 +75,7 @@ def run(curve_name: str, sizes, backend_name: str = "cpu", repeat: int = 3, json
         verify_threads: int | None = None) -> int:
     """Print one line per n (and write the records to json_path after each n).
     verify_threads: numba threads for the two verifications (default: all)."""
-    import numba
-
     out = out or (lambda line: print(line, flush=True))
-    from cuzk.aggregate import proof_format, prover, srs, transcript, verifier
-    from cuzk.backend import get_backend
-    from cuzk.curve import get_curve
-    from cuzk.groth16 import prover as gprover
-    from cuzk.groth16 import setup
-    from cuzk.groth16.keys import Proof
-    from cuzk.groth16.verifier import PreparedVerifyingKey, verify_batch
-    from cuzk.r1cs import RecordingCS, WitnessCS
-    from cuzk.r1cs.evaluation import evaluate
-
     be = get_backend(backend_name)
     curve = get_curve(curve_name)
     rec = RecordingCS(curve.name)
