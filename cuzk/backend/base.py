@@ -14,6 +14,7 @@ import numpy as np
 
 from cuzk.curve import Curve, get_curve
 
+from . import memory_plan
 from .timing import NullTimer
 
 
@@ -23,6 +24,53 @@ def as_curve(curve: Curve | str) -> Curve:
 
 class Backend(ABC):
     name: str = "abstract"
+    memory_limit: int | None = None  # device bytes proofs may use (None: the card's; memory_plan.py)
+    plan: memory_plan.MemoryPlan | None = None  # the current key's plan under memory_limit (`prepare`)
+    _plans: dict | None = None
+
+    def prepare(self, pk, circuit=None) -> memory_plan.MemoryPlan | None:
+        """Plan `pk`'s proofs within memory_limit before they run (prove_batch calls it once per
+        batch; `circuit` when the backend evaluates it). Raises MemoryBudgetError (one line) when
+        even one chunk at a time does not fit. Without a limit: None, everything resident."""
+        if self.memory_limit is None:
+            self.plan = None
+            return None
+        if self._plans is None:
+            self._plans = {}
+        key = (id(pk), id(circuit))
+        hit = self._plans.get(key)
+        if hit is None or hit[0] is not pk:
+            if len(self._plans) >= 8:
+                self._plans.pop(next(iter(self._plans)))
+            hit = self._plans[key] = (pk, memory_plan.plan(memory_plan.shape_of(pk, circuit), self.memory_limit,
+                                                           **self.plan_limits()))
+        self.plan = hit[1]
+        return self.plan
+
+    def plan_limits(self) -> dict:
+        """The smallest chunks worth running on this backend (memory_plan.plan's keywords)."""
+        return {"min_chunk_bytes": 1 << 10, "min_elementwise": 16, "buckets": False}
+
+    def split_ops(self, curve):
+        """The primitives split_h.quotient runs on (host numpy arrays by default)."""
+        from .cpu.split_ops import HostSplitOps
+
+        return HostSplitOps(self, as_curve(curve))
+
+    def msm_chunks(self, curve, group: str, bases, scalars, msm) -> np.ndarray:
+        """sum over the plan's chunks of msm(bases[lo:hi], scalars[lo:hi]) (one affine point): an
+        MSM's scratch grows with its length, so under a budget no MSM is longer than a chunk."""
+        curve = as_curve(curve)
+        grp = getattr(curve, group)
+        n = int(scalars.shape[0])
+        if self.plan is None or n == 0:
+            return msm(bases, scalars)
+        pb = int(np.prod(bases.shape[1:])) * 8
+        acc = None
+        for lo, hi in memory_plan.chunks(n, self.plan.chunk_points(pb)):
+            part = msm(bases[lo:hi], scalars[lo:hi])
+            acc = part if acc is None else grp.add(acc[None], part[None])[0]
+        return acc
 
     # ---- NTT over Fr ----------------------------------------------------
     @abstractmethod
@@ -67,9 +115,15 @@ class Backend(ABC):
 
         Back to coefficients, C needs no coset evaluation: the inverse coset NTT is
         linear and undoes the coset NTT, so icoset((A'B' - C') s) = icoset(A'B') s - C s,
-        with C the coefficients of c (6 NTTs instead of 7)."""
+        with C the coefficients of c (6 NTTs instead of 7). Under a plan's split_h, one vector
+        at a time (split_h.py)."""
         curve = as_curve(curve)
         fr = curve.fr
+        if self.plan is not None and self.plan.split_h:
+            from . import split_h
+
+            return split_h.quotient(self.split_ops(curve), fr, a, b, c, n, shift, scale, to_coefficients, count,
+                                    self.plan.elementwise)
         abc = np.zeros((3, n, 4), dtype=np.uint64)
         for i, v in enumerate((a, b, c)):
             abc[i, : v.shape[0]] = v

@@ -69,6 +69,9 @@ def prove_batch(pk: ProvingKey, jobs, backend=None, rs=None, device_lock=None) -
     device_lock = device_lock if device_lock is not None else nullcontext()
     for name in ("h", "l", "a", "b_g1", "b_g2"):
         pk.bases(name)
+    # under a device-memory budget: which bases stay resident, chunk sizes (backend/memory_plan.py)
+    plan = backend.prepare(pk, next((abc for _, abc in jobs if isinstance(abc, CompiledCircuit)), None))
+    prefetching = prefetching and (plan is None or plan.prefetch)
     curve = pk.curve
     fr, g1, g2 = curve.fr, curve.g1, curve.g2
     n = pk.domain_size
@@ -105,6 +108,7 @@ def prove_batch(pk: ProvingKey, jobs, backend=None, rs=None, device_lock=None) -
                 clock.lap("ntt_h")
                 with timer.phase("scalars"):
                     canon = backend.witness_scalars(curve, w)
+                del w  # its scalars replace it: a device budget counts one of the two, not both
                 clock.lap("scalars")
                 if hc.shape[0] != pk.bases("h").shape[0]:
                     raise ValueError(f"{hc.shape[0]} H scalars but the key has {pk.bases('h').shape[0]} H bases")

@@ -12,11 +12,17 @@ from . import miller, msm, ntt, spmv
 class CpuBackend(Backend):
     name = "cpu"
 
+    def __init__(self, memory_limit: int | None = None):
+        """`memory_limit`: follow memory_plan's plan for a device of that many bytes (chunked MSMs,
+        H one vector at a time), as the CUDA backend does under the same budget; None: no plan."""
+        self.memory_limit = memory_limit
+
     def ntt(self, curve, values, *, inverse=False, coset=None):
         return ntt.ntt(as_curve(curve).name, values, inverse=inverse, coset=coset)
 
     def msm(self, curve, group, bases, scalars):
-        return msm.msm(as_curve(curve).name, group, bases, scalars)
+        name = as_curve(curve).name
+        return self.msm_chunks(curve, group, bases, scalars, lambda b, s: msm.msm(name, group, b, s))
 
     def batch_add(self, curve, group, bases, mask):
         return msm.batch_add(as_curve(curve).name, group, bases, mask)

@@ -1,0 +1,103 @@
+"""memory_plan's decisions, and the CPU backend following a plan that streams everything: chunked
+MSMs against arkworks, the split H computation against the unsplit one and against polynomial
+arithmetic in Python integers (test_quotient's oracle)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cuzk.backend import memory_plan as mp
+from cuzk.backend.cpu import CpuBackend
+from cuzk.curve import get_curve
+
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "groth16"))
+from msm_oracle import pool_of  # noqa: E402
+from test_quotient import _oracle  # noqa: E402
+
+GiB = 1 << 30
+
+
+def sector_shape() -> mp.ProofShape:
+    """A 2^27 partition's shape (the stamped SHA-256 workload's proportions)."""
+    n, v = 1 << 27, 137_975_824
+    return mp.ProofShape(n, 134_193_281, v, {"h": (n - 1, 96), "l": (v, 96), "a": (v // 2, 96),
+                                             "b_g1": (v // 3, 96), "b_g2": (v // 3, 192)},
+                         (18 * n, 9 * n, 18 * n))
+
+
+def test_no_budget_is_no_plan():
+    assert mp.plan(sector_shape(), None) is None
+
+
+def test_a_budget_that_holds_everything_keeps_todays_path():
+    s = sector_shape()
+    p = mp.plan(s, 400 * GiB)
+    assert p.resident == frozenset(("h", "l", "a", "b_g1", "b_g2")) and not p.split_h and p.prefetch
+    assert p.chunk_bytes == max(c * pb for c, pb in s.bases.values())  # every MSM in one piece
+    assert p.table_room > 0
+
+
+@pytest.mark.parametrize("gib", [16, 24, 40])
+def test_a_sector_partition_fits_the_cards_storage_providers_own(gib):
+    s = sector_shape()
+    p = mp.plan(s, gib * GiB)
+    assert p.split_h and p.streams("h") and p.chunk_bytes <= mp.STREAM_TARGET
+    resident = sum(s.bases[k][0] * s.bases[k][1] for k in p.resident)
+    phases = max(mp.split_h_bytes(s, p.elementwise, p.matrices_resident),
+                 mp.msm_bytes(s, p.chunk_bytes, True, True, True))
+    assert resident + phases <= gib * GiB
+
+
+def test_a_budget_below_one_chunk_is_one_clear_error():
+    with pytest.raises(mp.MemoryBudgetError, match=r"budget of 8\.00 GiB is too small .* needs at least"):
+        mp.plan(sector_shape(), 8 * GiB)
+
+
+def test_chunks_cover_the_range():
+    assert list(mp.chunks(10, 4)) == [(0, 4), (4, 8), (8, 10)]
+    assert list(mp.chunks(0, 4)) == []
+
+
+# ---- the CPU backend under a plan that streams everything ---------------------------------------
+
+
+def streaming_plan(n: int, elementwise: int, chunk_bytes: int) -> mp.MemoryPlan:
+    return mp.MemoryPlan(budget=1, resident=frozenset(), chunk_bytes=chunk_bytes, split_h=True,
+                         elementwise=elementwise, matrices_resident=False, prefetch=False, table_room=0)
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_chunked_msm_matches_arkworks(group):
+    pool = pool_of("bls12_381", group, 300)
+    rng = np.random.default_rng(3)
+    ints = pool.random_scalars(300, rng)
+    ints[:7] = [0, 1, 0, 1, 1, 2, pool.r - 1]
+    cpu = CpuBackend()
+    cpu.plan = streaming_plan(512, 16, 37 * 2 * 8 * (6 if group == "g1" else 12))  # 37 points: ragged chunks
+    got = cpu.msm("bls12_381", group, pool.points, pool.scalars(ints))
+    assert pool.G.to_ints(got[None])[0] == pool.expect(pool.logs, ints)
+
+
+@pytest.mark.parametrize("curve_name", ["bls12_381", "bn254"])
+@pytest.mark.parametrize("to_coefficients", [True, False])
+def test_split_h_matches_the_whole_computation_and_polynomial_arithmetic(curve_name, to_coefficients):
+    curve = get_curve(curve_name)
+    fr = curve.fr
+    rng = np.random.default_rng(11)
+    n, rows = 16, 13
+    a, b, c = (fr.random(rows, rng) for _ in range(3))
+    shift = fr.params.generator if to_coefficients else fr.params.root_of_unity_of_order(5)
+    scale = 987654321 if to_coefficients else None
+    count = n - 1 if to_coefficients else n
+    whole = CpuBackend().quotient(curve, a, b, c, n, shift, scale, to_coefficients, count)
+    cpu = CpuBackend()
+    cpu.plan = streaming_plan(n, 3, 1 << 10)  # chunks of 3 elements: the last one short
+    split = cpu.quotient(curve, a, b, c, n, shift, scale, to_coefficients, count)
+    assert np.array_equal(split, whole)
+    want = _oracle(fr, fr.to_ints(a), fr.to_ints(b), fr.to_ints(c), n, shift, scale, to_coefficients)
+    assert fr.canonical_to_ints(split) == want[:count]
