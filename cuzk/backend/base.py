@@ -8,6 +8,7 @@ especially) but accepts and returns these.
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -25,8 +26,23 @@ def as_curve(curve: Curve | str) -> Curve:
 class Backend(ABC):
     name: str = "abstract"
     memory_limit: int | None = None  # device bytes proofs may use (None: the card's; memory_plan.py)
-    plan: memory_plan.MemoryPlan | None = None  # the current key's plan under memory_limit (`prepare`)
     _plans: dict | None = None
+
+    @property
+    def plan(self) -> memory_plan.MemoryPlan | None:
+        """The plan of the proofs this thread runs (`prepare`): per thread, since a device's
+        prover workers may prove different circuits at once."""
+        return getattr(self._thread_state(), "plan", None)
+
+    @plan.setter
+    def plan(self, value: memory_plan.MemoryPlan | None) -> None:
+        self._thread_state().plan = value
+
+    def _thread_state(self):
+        state = self.__dict__.get("_plan_state")
+        if state is None:
+            state = self.__dict__.setdefault("_plan_state", threading.local())
+        return state
 
     def prepare(self, pk, circuit=None) -> memory_plan.MemoryPlan | None:
         """Plan `pk`'s proofs within memory_limit before they run (prove_batch calls it once per

@@ -32,6 +32,7 @@ SORT_BYTES = 176  # device scratch per MSM scalar of a chunk: digit keys and sor
                   # of 4 B each, twice), classification 8, a gathered scalar 32
 STREAM_TARGET = 1 << 30  # bytes of bases per streamed chunk when the budget allows (~2^23 G1 points):
                          # long enough that a chunk's MSM hides the next chunk's upload
+ELEMENTWISE_TARGET = 1 << 22  # Fr elements per pointwise step of the split H (128 MiB chunks)
 ORDER = ("b_g2", "b_g1", "a", "l", "h")  # residency preference: the sparse MSMs first (their upload
                                          # would not hide behind their short kernels), H's last
 
@@ -82,7 +83,10 @@ class MemoryPlan:
 
 
 def _gib(n: int) -> str:
-    return f"{n / 2**30:.2f} GiB"
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.2f} {unit}"
+    return f"{n} B"
 
 
 def shape_of(pk, circuit=None) -> ProofShape:
@@ -109,9 +113,9 @@ def split_h_bytes(s: ProofShape, elementwise: int, matrices_resident: bool) -> i
     """H one vector at a time, beside the witness: while a row vector is evaluated, the matrix (one
     at a time unless all are resident) and the zero-padded vector; while it is transformed, the
     vector, the transform's scratch (its last pass cannot write in place), the twiddles (n/2),
-    a chunk table and a chunk of a parked vector."""
+    and per pointwise chunk three cached power tables, a scaled one and a parked vector's chunk."""
     mats = sum(s.matrices) if matrices_resident else max(s.matrices, default=0)
-    return FR * s.num_vars + max(FR * s.n + mats, int(FR * 2.5 * s.n) + 2 * FR * elementwise)
+    return FR * s.num_vars + max(FR * s.n + mats, int(FR * 2.5 * s.n) + 5 * FR * elementwise)
 
 
 def bucket_bytes(points: int, point_bytes: int) -> int:
@@ -152,7 +156,7 @@ def plan(s: ProofShape, budget: int | None, min_chunk_bytes: int = 1 << 16,
     need = total + max(whole_h_bytes(s), msm_bytes(s, whole_chunk, False, buckets, False))
     if need <= budget:
         return MemoryPlan(budget, frozenset(s.bases), whole_chunk, False, s.n, True, True, budget - need)
-    elementwise = max(min(s.n, min_elementwise), min(s.n, STREAM_TARGET // (2 * FR)))
+    elementwise = min(s.n, max(min_elementwise, ELEMENTWISE_TARGET))
     mats_resident = split_h_bytes(s, elementwise, True) <= budget // 2
     h_need = whole_h_bytes(s) if whole_h_bytes(s) <= budget // 2 else split_h_bytes(s, elementwise, mats_resident)
     split = h_need != whole_h_bytes(s)

@@ -154,21 +154,27 @@ def random_key(cc, seed: int = 5):
                                "b_g2": g2(len(b_vars))})
 
 
-def _backend(name: str, transfer: str):
+def _backend(name: str, transfer: str, device_memory: int | None = None):
     if name == "cuda":
         from cuzk.backend.cuda import CudaBackend  # CuPy: only on a machine with a GPU
 
-        return CudaBackend(transfer=transfer)
+        return CudaBackend(transfer=transfer, memory_limit=device_memory)
+    if device_memory is not None:  # the CPU prover follows the plan a device of that size would get
+        from cuzk.backend.cpu import CpuBackend
+
+        return CpuBackend(memory_limit=device_memory)
     return get_backend(name)
 
 
 def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None, verify_up_to: int = 20,
         json_path: str | None = None, out=None, batches=(1,), kind: str | None = None, preset: str = "medium",
-        seed: int = 1) -> list[dict]:
+        seed: int = 1, device_memory: int | None = None) -> list[dict]:
     """`transfers`: host-to-device modes to compare on the GPU (default pageable; the CPU has only pageable).
     With `kind`, partition 0 of that workload circuit at `preset` (window-post / winning-post: the sector
     size, e.g. "2KiB") instead of the SHA-256 `sizes`. Each
-    batch size in `batches` is one more set of runs over the same circuit, witness and key."""
+    batch size in `batches` is one more set of runs over the same circuit, witness and key.
+    `device_memory`: the prover's device-memory budget in bytes (backend/memory_plan.py; None:
+    the card's); the plan it gave is printed and recorded."""
     out = out or sys.stdout
     backend_name = get_backend(backend_name).name  # "auto": what it picks; BackendUnavailable: one line, exit 2
     transfers = tuple(transfers or ("pageable",)) if backend_name == "cuda" else ("pageable",)
@@ -195,7 +201,7 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
             if mode != current:  # one backend at a time: each keeps its own device copy of the bases
                 backend = None
                 _release_device(backend_name)
-                backend, current = _backend(backend_name, mode), mode
+                backend, current = _backend(backend_name, mode, device_memory), mode
             wi = w
             if pinned_input:
                 wi = backend.uploader.host_array(w.shape, w.dtype)
@@ -218,6 +224,8 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
             rec = {"op": "prove", "circuit": case, "log_rows": log_rows, "rows": cc.num_rows, "variables": cc.num_vars,
                    "backend": backend.describe(), "transfer": label, "repeat": repeat, "batch": batch,
                    "median_ms": per_proof, "verified": verified, "device_pool_growth_bytes": pool_growth,
+                   "device_memory_limit": getattr(backend, "memory_limit", None),
+                   "memory_plan": backend.plan.describe() if backend.plan is not None else None,
                    "device_pool_bytes": _device_pool_bytes(backend), "window_tables": _tables_held(backend),
                    "phases_ms": phases}
             records.append(rec)
@@ -269,6 +277,7 @@ def _print(rec: dict, out) -> None:
     label = rec["transfer"] + (f", batch {rec['batch']}" if rec.get("batch", 1) > 1 else "")
     unit = "ms/proof" if rec.get("batch", 1) > 1 else "ms"
     held = f"; device pool {rec['device_pool_bytes'] / 2**30:.1f} GiB" if rec.get("device_pool_bytes") else ""
+    held += f"; {rec['memory_plan']}" if rec.get("memory_plan") else ""
     held += "".join(f"; window table over 2^{t['n'].bit_length() - 1} bases c={t['c']}, {t['sets']} sets, {t['rows']} "
                     f"rows, {t['bytes'] / 2**30:.1f} GiB" for t in rec.get("window_tables", []))
     print(f"  {label:34s} median {rec['median_ms']:9.1f} {unit}  [{ver}; device pool growth "

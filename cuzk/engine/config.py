@@ -85,6 +85,7 @@ class GpusConfig:
     gpu_workers_per_device: int = 2
     gpu_threads: int = 0
     msm_table_fraction: float = 0.6
+    memory_limit: str = "auto"
 
 
 @dataclass
@@ -178,6 +179,16 @@ class EngineConfig:
         text = str(self.srs.pinned_budget)
         return None if text.strip().lower() == "auto" else _size(text, "srs.pinned_budget")
 
+    def gpu_memory_limit_bytes(self) -> int | None:
+        """gpus.memory_limit in bytes, or None for "auto" (what each card has)."""
+        text = str(self.gpus.memory_limit)
+        if text.strip().lower() == "auto":
+            return None
+        n = _size(text, "gpus.memory_limit")
+        if n <= 0:
+            raise ConfigError(f"gpus.memory_limit: expected a positive size such as '16GiB' or \"auto\", got {text!r}")
+        return n
+
     def eviction_min_idle_s(self) -> float:
         return parse_duration(self.memory.eviction_min_idle, "memory.eviction_min_idle")
 
@@ -235,6 +246,7 @@ class EngineConfig:
     def _check_values(self) -> None:
         self.total_budget_bytes()
         self.pinned_budget_bytes()
+        self.gpu_memory_limit_bytes()
         self.eviction_min_idle_s()
         self.shutdown_timeout_s()
         self.job_retention_s()
@@ -463,6 +475,10 @@ gpu_threads = 0
 # the bases, built once per parameter set; 12x the bases at 2^24, fewer rows where
 # those do not fit here or in the memory a proof leaves free). 0 turns them off.
 msm_table_fraction = 0.6
+# Device memory each GPU's prover may use ("16GiB"; "auto" = what the card has). CuPy's pool is
+# capped there; bases that do not fit stream from pinned host memory in chunks, H is computed one
+# vector at a time (docs/operator-guide.md). A proof that cannot fit even so fails with a message.
+memory_limit = "auto"
 
 [scheduler]
 # Jobs of a batchable circuit proven together (1 = no batching).

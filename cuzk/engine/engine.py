@@ -71,7 +71,7 @@ class Engine(ProvingEngine):
         self.budget = MemoryBudget(config.total_budget_bytes())
         self.devices = devices if devices is not None else discover(
             config.gpus.backend, config.gpus.devices, config.gpus.gpu_workers_per_device, config.gpus.gpu_threads,
-            config.gpus.msm_table_fraction)
+            config.gpus.msm_table_fraction, config.gpu_memory_limit_bytes())
         # with a GPU, witnesses are written into the first GPU's pinned pool, which its uploads read directly
         host = next((d.backend.uploader for d in self.devices if d.kind == "cuda"), None)
         self.witness_buffers = WitnessBuffers() if host is None else WitnessBuffers(

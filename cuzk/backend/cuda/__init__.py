@@ -14,12 +14,14 @@ import threading
 import cupy as cp
 import numpy as np
 
+from .. import memory_plan as _mp
 from ..base import Backend, as_curve
 from . import msm as _msm
 from . import ntt as _ntt
 from .events import EventTimer
 from .module import fn
 from .. import window_tables as wt
+from .host_pin import PinnedHost
 from .transfer import Prefetched, Uploader
 
 TABLE_RESERVE = 0.05  # of the device's memory, left free by a window table for the rest of the proof
@@ -32,12 +34,26 @@ def to_device(a) -> cp.ndarray:
 class CudaBackend(Backend):
     name = "cuda"
 
-    def __init__(self, device: int = 0, transfer: str = "pageable", table_fraction: float = 0.6):
+    def __init__(self, device: int = 0, transfer: str = "pageable", table_fraction: float = 0.6,
+                 memory_limit: int | None = None):
         """`table_fraction`: the share of the device's memory that MSM window
-        tables may hold (0 turns them off)."""
+        tables may hold (0 turns them off). `memory_limit`: the bytes of device memory
+        proofs may use (None: what the card has). CuPy's pool on this device is capped
+        there, and every proof is planned within it (memory_plan.py): where everything
+        fits, as without a limit; else bases streamed from pinned host memory, MSMs in
+        chunks, H one vector at a time."""
         self.device_id = device
         self.device = cp.cuda.Device(device)
-        self.tables = wt.TableCache(int(table_fraction * self.device.mem_info[1]))
+        total = self.device.mem_info[1]
+        if memory_limit is not None and memory_limit > total:
+            raise _mp.MemoryBudgetError(f"device memory {memory_limit / 2**30:.2f} GiB exceeds what "
+                                        f"cuda:{device} has ({total / 2**30:.2f} GiB)")
+        self.memory_limit = int(memory_limit if memory_limit is not None else total)
+        with self.device:
+            cp.get_default_memory_pool().set_limit(size=self.memory_limit)
+        self.tables = wt.TableCache(int(table_fraction * min(total, self.memory_limit)))
+        self.pinned_host = PinnedHost()
+        self._streamed: set[int] = set()  # host addresses of the bases a plan streams (page-locked)
         self.resident = _msm.ResidentBases(on_evict=lambda d: self.tables.drop(d.data.ptr))
         self._local = threading.local()  # each prover worker thread times its own proof
         self.uploader = Uploader(transfer)
@@ -71,22 +87,84 @@ class CudaBackend(Backend):
         with self.device:
             return self.uploader.prefetch(w)
 
-    def evaluate(self, circuit, w):
-        """a, b, c on the device; the circuit's matrices are uploaded once and kept."""
+    def plan_limits(self) -> dict:
+        return {"min_chunk_bytes": 1 << 16, "min_elementwise": 1 << 10, "buckets": True}
+
+    def prepare(self, pk, circuit=None):
+        """The plan (Backend.prepare), and the host bases it streams, page-locked where they are."""
+        plan = super().prepare(pk, circuit)
+        if plan is not None and plan.resident != frozenset(("h", "l", "a", "b_g1", "b_g2")):
+            for name in ("h", "l", "a", "b_g1", "b_g2"):
+                if plan.streams(name):
+                    self._streamed.add(self.pinned_host.get(pk.bases(name)).ctypes.data)
+        if plan is not None:
+            self.tables.budget = min(self.tables.budget, self.tables.used + plan.table_room)
+        return plan
+
+    def split_ops(self, curve):
+        from .split_ops import DeviceSplitOps
+
+        return DeviceSplitOps(self, as_curve(curve), self.plan.elementwise)
+
+    def quotient(self, curve, a, b, c, n, shift, scale, to_coefficients, count):
+        if self.plan is not None and self.plan.split_h:
+            with self.device:
+                return Backend.quotient(self, curve, a, b, c, n, shift, scale, to_coefficients, count)
+        return self._quotient_whole(curve, a, b, c, n, shift, scale, to_coefficients, count)
+
+    def spmv_into(self, circuit, index: int, w, out) -> None:
+        """out = circuit.matrices[index] . w on the device (split H's DeferredRows): from the kept
+        device copies where the plan keeps the matrices resident, else uploaded for this product
+        from page-locked host memory and dropped after it."""
         from . import spmv as _spmv
 
         name = as_curve(circuit.curve).name
         with self.device:
-            dev = self._circuits.get(id(circuit))
-            if dev is None or dev[0] is not circuit:
+            if self.plan is None or self.plan.matrices_resident:
+                dev = self._device_circuit(circuit)
+                ip, cols, ci, lr = dev[1][index]
+                table = dev[2]
+            else:
+                m = circuit.matrices[index]
                 with self._phase("h2d_circuit"):
-                    mats = tuple((cp.asarray(m.indptr), cp.asarray(m.cols), cp.asarray(m.coeff_idx))
-                                 for m in circuit.matrices)
-                    mats = tuple(m + (_spmv.long_rows(m[0]),) for m in mats)
-                    dev = (circuit, mats, cp.asarray(circuit.coeff_table))
-                if len(self._circuits) >= 8:
-                    self._circuits.pop(next(iter(self._circuits)))
-                self._circuits[id(circuit)] = dev
+                    ip, cols, ci = (cp.asarray(self.pinned_host.get(x)) for x in (m.indptr, m.cols, m.coeff_idx))
+                    lr = _spmv.long_rows(ip)
+                    table = cp.asarray(circuit.coeff_table)
+            with self._phase("spmv"):
+                _spmv.spmv(name, ip, cols, ci, table, w, long=lr, out=out)
+
+    def _device_circuit(self, circuit):
+        """The circuit's matrices on the device (uploaded once and kept, 8 circuits at most)."""
+        from . import spmv as _spmv
+
+        dev = self._circuits.get(id(circuit))
+        if dev is None or dev[0] is not circuit:
+            with self._phase("h2d_circuit"):
+                mats = tuple((cp.asarray(m.indptr), cp.asarray(m.cols), cp.asarray(m.coeff_idx))
+                             for m in circuit.matrices)
+                mats = tuple(m + (_spmv.long_rows(m[0]),) for m in mats)
+                dev = (circuit, mats, cp.asarray(circuit.coeff_table))
+            if len(self._circuits) >= 8:
+                self._circuits.pop(next(iter(self._circuits)))
+            self._circuits[id(circuit)] = dev
+        return dev
+
+    def evaluate(self, circuit, w):
+        """a, b, c on the device; the circuit's matrices are uploaded once and kept. Under a plan
+        that splits H, three DeferredRows instead: each is evaluated when H needs it."""
+        from . import spmv as _spmv
+
+        name = as_curve(circuit.curve).name
+        if self.plan is not None and self.plan.split_h:
+            from .split_ops import DeferredRows
+
+            with self.device:
+                w = to_device(w)
+            if w.shape[0] != circuit.num_vars:
+                raise ValueError(f"witness has {w.shape[0]} variables, the circuit {circuit.num_vars}")
+            return tuple(DeferredRows(self, circuit, i, w) for i in range(len(circuit.matrices)))
+        with self.device:
+            dev = self._device_circuit(circuit)
             w = to_device(w)
             with self._phase("spmv"):
                 return tuple(_spmv.spmv(name, ip, cols, ci, dev[2], w, long=lr) for ip, cols, ci, lr in dev[1])
@@ -170,7 +248,7 @@ class CudaBackend(Backend):
             fn(name, "fr_vmul")(((n + 255) // 256,), (256,), (a, b, out, np.uint64(n)))
             return out
 
-    def quotient(self, curve, a, b, c, n, shift, scale, to_coefficients, count):
+    def _quotient_whole(self, curve, a, b, c, n, shift, scale, to_coefficients, count):
         """Groth16 H on the device: per vector an iNTT and a coset NTT, (a*b - c)*s, optional iNTT.
 
         The constants ride on the NTTs' first and last passes: the iNTTs leave out 1/n, the
@@ -226,6 +304,26 @@ class CudaBackend(Backend):
         return miller_products(as_curve(curve).name, g1, g2, q_ptr, p_idx, prod, nprod, self.device)
 
     def msm(self, curve, group, bases, scalars):
+        """Under a plan whose chunks are shorter than these bases, or that streams them, in chunks
+        (streamed_msm.py); else one MSM with a window table where one fits."""
+        plan = self.plan
+        if plan is not None and not isinstance(bases, cp.ndarray):
+            curve = as_curve(curve)
+            chunk = plan.chunk_points(_msm.point_bytes(curve, group))
+            host = np.ascontiguousarray(bases)
+            streamed = host.ctypes.data in self._streamed
+            if streamed or int(host.shape[0]) > chunk:
+                from .streamed_msm import chunked_msm
+
+                with self.device:
+                    with self._phase("h2d_scalars"):
+                        d_scalars = to_device(scalars)
+                    d_bases = None
+                    if not streamed:
+                        with self._phase("h2d_bases"):
+                            d_bases = self.resident.get(host)
+                    return chunked_msm(curve, group, host if streamed else None, d_bases, d_scalars, chunk,
+                                       self.uploader.copy_stream(), timer=self.timer)
         with self.device:
             with self._phase("h2d_bases"):
                 d_bases = self.resident.get(bases)
@@ -251,6 +349,8 @@ class CudaBackend(Backend):
                 return hit
             c = wt.table_window(n)
             free, total = cp.cuda.runtime.memGetInfo()
+            free = min(free, self.memory_limit - cp.get_default_memory_pool().total_bytes())  # the cap's room
+            total = min(total, self.memory_limit)
             sort = 8 * wt.table_windows(c) * n  # the sort's keys and entries, 4 bytes each
             room = wt.table_room(self.tables.room(), free, cp.get_default_memory_pool().free_bytes(), sort,
                                  int(TABLE_RESERVE * total), self._proofs)

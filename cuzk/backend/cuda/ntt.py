@@ -154,12 +154,15 @@ def _mul_table(curve: str, src: cp.ndarray, table: cp.ndarray, batch: int, n: in
 
 def transform(curve: str, values: cp.ndarray, *, inverse: bool = False, pre: cp.ndarray | None = None,
               post: cp.ndarray | None = None, scale: cp.ndarray | None = None,
-              sub: cp.ndarray | None = None, size: int | None = None) -> cp.ndarray:
+              sub: cp.ndarray | None = None, size: int | None = None, in_place: bool = False) -> cp.ndarray:
     """Output k = sum_i values[i] pre[i] w^(+-ik), times scale and post[k], minus sub[k] (each where
     given): the DFT over w (inverse: over 1/w, without the 1/n, which `scale` or `post` may carry).
     pre is applied as the first pass loads; scale, post and sub (shaped like the output) as the last
     one stores. With `size`, a single vector of fewer rows is the first rows of one of that size,
-    the rest zero: the first pass reads it as it is, instead of a padded copy."""
+    the rest zero: the first pass reads it as it is, instead of a padded copy. `in_place`: the
+    last pass writes into `values` (contiguous, full size), which the first pass has already
+    read, so a transform holds two vectors instead of three (a device-memory budget's split H);
+    with a single pass, which reads and writes at once, the output is a new array as before."""
     rows = None
     if size is not None and values.shape[-2] > size:
         raise ValueError(f"{values.shape[-2]} rows do not fit an NTT of size {size}")
@@ -195,7 +198,8 @@ def transform(curve: str, values: cp.ndarray, *, inverse: bool = False, pre: cp.
         src, pre = _mul_table(curve, src, pre, batch, n), None
     root, launches = _plan(curve, log_n, MAX_STAGES, TILE)
     tw = power_table(curve, root, max(1, n // 2))
-    out = cp.empty((batch, n, 4), dtype=cp.uint64)
+    reuse = in_place and rows is None and log_n > MAX_STAGES and values.flags.c_contiguous
+    out = src if reuse else cp.empty((batch, n, 4), dtype=cp.uint64)
     data = cp.empty((batch, n, 4), dtype=cp.uint64) if log_n > MAX_STAGES else None
     for s0, m, grid_x, block, smem, (u_log_n, u_s0, u_m, u_log_g) in launches:
         grid = (grid_x, batch)

@@ -22,14 +22,18 @@ def long_rows(indptr: cp.ndarray) -> cp.ndarray:
 
 
 def spmv(curve: str, indptr: cp.ndarray, cols: cp.ndarray, coeff_idx: cp.ndarray, table: cp.ndarray,
-         w: cp.ndarray, long: cp.ndarray | None = None) -> cp.ndarray:
-    """out = M.w for the CSR matrix M; `long` is long_rows(indptr) when the caller keeps it."""
+         w: cp.ndarray, long: cp.ndarray | None = None, out: cp.ndarray | None = None) -> cp.ndarray:
+    """out = M.w for the CSR matrix M; `long` is long_rows(indptr) when the caller keeps it; `out`
+    (contiguous uint64[rows, 4]) receives it where given (the head of a zero-padded NTT input)."""
     rows = int(indptr.shape[0]) - 1
     if indptr.dtype not in _IDX:
         indptr = indptr.astype(cp.int64)
     if coeff_idx.dtype not in _CI:
         coeff_idx = coeff_idx.astype(cp.uint32)
-    out = cp.empty((rows, 4), dtype=cp.uint64)
+    if out is None:
+        out = cp.empty((rows, 4), dtype=cp.uint64)
+    elif out.shape != (rows, 4) or out.dtype != cp.uint64 or not out.flags.c_contiguous:
+        raise ValueError(f"spmv: out must be contiguous uint64[{rows}, 4], got {out.dtype} {out.shape}")
     if rows:
         name = f"spmv_{_IDX[indptr.dtype]}_{_CI[coeff_idx.dtype]}"
         args = (indptr, cols.astype(cp.uint32, copy=False), coeff_idx, table, w, out)

@@ -72,7 +72,8 @@ class SharedBackend:
 
 
 def discover(backend_name: str = "auto", ordinals=(), workers_per_gpu: int = 2, cpu_threads: int = 0,
-             table_fraction: float = 0.6) -> list[Device]:
+             table_fraction: float = 0.6, memory_limit: int | None = None) -> list[Device]:
+    """The proving devices. `memory_limit`: device bytes each GPU's prover may use (None: all)."""
     backend = get_backend(backend_name)
     if backend.name == "cpu":
         threads = cpu_threads or os.cpu_count() or 1
@@ -90,6 +91,7 @@ def discover(backend_name: str = "auto", ordinals=(), workers_per_gpu: int = 2, 
         props = cupy.cuda.runtime.getDeviceProperties(int(o))
         name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
         # one backend per GPU: it keeps that device's resident bases
-        devices.append(Device(int(o), name, "cuda", CudaBackend(int(o), table_fraction=table_fraction), workers=workers_per_gpu,
+        devices.append(Device(int(o), name, "cuda", CudaBackend(int(o), table_fraction=table_fraction,
+                                                                         memory_limit=memory_limit), workers=workers_per_gpu,
                               vram_total=int(props.get("totalGlobalMem", 0))))
     return devices
