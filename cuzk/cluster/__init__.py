@@ -12,8 +12,8 @@ the queue. `ClusterEngine` implements cuzk.engine.interface.ProvingEngine, the i
 gRPC service uses.
 
 May import: cuzk.engine (its interface and records, and the pieces the front shares with the
-single engine: the registry builder, the job store, process memory, metrics serving) and the
-layers below; Ray only inside this package, when the front starts.
+single engine: the registry builder, the job store, process memory, metrics serving, the
+aggregation room) and the layers below; Ray only inside this package, when the front starts.
 """
 
 from .errors import ClusterError

@@ -20,6 +20,12 @@ but which is still in the cluster gets a new actor.
 One control thread does discovery, dispatch and result collection;
 submit/cancel/pause also dispatch directly, so a job starts without
 waiting for the thread's next turn.
+
+Aggregation (Aggregate, VerifyAggregate) runs here, on the front's CPU, not
+on a node: the jobs' proofs and public inputs are already at the front (each
+job's result came back through it), an SRS path names a file on the host the
+client talks to, as with a single daemon, and the nodes' cores and GPUs stay
+on proving. Only the verifying key is asked of a node.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import threading
 import time
 
 from cuzk.engine import EngineConfig, JobResult, JobState, JobTimings, ProofRequest
+from cuzk.engine.aggregation import Aggregator
 from cuzk.engine.catalog.served import build_registry
 from cuzk.engine.errors import ShuttingDown
 from cuzk.engine.interface import CancelResult, ProvingEngine, SubmitResult, job_row
@@ -61,6 +68,7 @@ class ClusterEngine(ProvingEngine):
         self.registry = build_registry(config)  # resolves requests as the nodes will (same config)
         self.scheduler = PendingQueue()
         self.metrics = FrontMetrics(self)
+        self.aggregator = Aggregator(self, self.metrics.registry)  # here, on the front: see the module's docstring
         # in memory (daemon.journal is a single-daemon feature)
         self.store = InMemoryJobStore(config.job_retention_s(), config.daemon.max_finished_jobs)
         self.trace = TraceRecorder(0)  # GetTrace on the front is empty: stage intervals are recorded on the nodes

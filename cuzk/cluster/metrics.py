@@ -16,10 +16,14 @@ from cuzk.engine.observe.metrics import serve_registry
 
 
 def merge_texts(texts: dict[str, str]) -> list[Metric]:
-    """{node name: Prometheus text} -> metric families whose samples carry node=<name>."""
+    """{node name: Prometheus text} -> metric families whose samples carry node=<name>. Families
+    without samples are left out: the front declares some of the same names itself (its
+    aggregations'), and a family may be declared only once."""
     families: dict[str, Metric] = {}
     for node, text in sorted(texts.items()):
         for fam in text_string_to_metric_families(text):
+            if not fam.samples:
+                continue
             out = families.get(fam.name)
             if out is None:
                 out = families[fam.name] = Metric(fam.name, fam.documentation, fam.type, fam.unit)

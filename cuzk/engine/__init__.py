@@ -12,6 +12,7 @@ plus types.py, errors.py and config.py):
     catalog/    the circuit registry and its circuits (workloads, synthetic, circom)
     jobs/       a job's lifecycle, the job store, the journal, crash recovery
     pipeline/   batch collector, scheduler, synthesis and prover stages, fault injection
+    aggregation/  SnarkPack aggregates of jobs or given proofs and their verification, beside the pipeline
 
 engine.py (`Engine`) and interface.py sit on top. This file is the package's public face.
 """

@@ -10,8 +10,9 @@
         result = engine.prove(request)                # both at once
 
 It implements `ProvingEngine` (interface.py: cancel, status, metrics, preload / evict
-parameters, pause, shutdown) over the rooms of this package: the circuit catalog, the
-parameters, the jobs and their journal, the pipeline, its resources and observation.
+parameters, pause, shutdown, aggregation) over the rooms of this package: the circuit catalog,
+the parameters, the jobs and their journal, the pipeline, its resources and observation, and
+aggregation (SnarkPack, on the side backend).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import logging
 import threading
 import time
 
+from .aggregation import Aggregator
 from .catalog.registry import CircuitRegistry, host_working_bytes
 from .catalog.served import build_registry
 from .config import EngineConfig
@@ -87,6 +89,7 @@ class Engine(ProvingEngine):
         workers = sum(d.workers for d in self.devices)
         self.prover_queue = ProverQueue(config.synthesis.lookahead or workers + 1)
         self.metrics = EngineMetrics(self)
+        self.aggregator = Aggregator(self, self.metrics.registry)
         self.trace = TraceRecorder(config.trace.capacity,
                                    memory_probe=lambda: (self.budget.used, self.budget.total, self.srs.hot_bytes()))
         self.fault_injector = None  # test seam: called with each unit before proving

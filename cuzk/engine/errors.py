@@ -50,3 +50,12 @@ class BudgetTooSmall(EngineError):
 
 class Cancelled(EngineError):
     """Raised inside the pipeline when a job's work is abandoned."""
+
+
+class JobNotCompleted(EngineError):
+    """A job named for aggregation has not completed, so it has no proofs yet (FAILED_PRECONDITION)."""
+
+
+class CallerGone(EngineError):
+    """The caller of a long operation (an aggregation) stopped waiting: its client went away or its
+    deadline passed. The work stops at its next phase boundary (CANCELLED)."""

@@ -16,14 +16,16 @@ from __future__ import annotations
 import uuid
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from .errors import DuplicateRequestConflict, JobNotFound, ShuttingDown
-from .types import JobState, JobTimings, Priority, ProofKind, ProofRequest, effective_priority
+from .types import (AggregateResult, AggregateVerdict, JobState, JobTimings, Priority, ProofKind, ProofRequest,
+                    SrsSource, effective_priority)
 
 if TYPE_CHECKING:
     from cuzk.groth16.keys import VerifyingKey
 
+    from .aggregation import Aggregator
     from .catalog.registry import CircuitRegistry, CircuitSpec
     from .config import EngineConfig
     from .jobs.store import JobStore
@@ -144,8 +146,9 @@ class ProvingEngine(ABC):
     Implementations keep their circuits in `registry` (catalog.registry.CircuitRegistry), their
     jobs in `store` (jobs.store.JobStore: lookup by id, retention of finished jobs, totals; the
     daemon closes it on exit), and have `metrics` (text(), and serve(addr, token) for
-    daemon.metrics_listen) and `trace` (observe.trace.TraceRecorder); the methods that are not
-    abstract are the ones both implementations share through those.
+    daemon.metrics_listen), `trace` (observe.trace.TraceRecorder) and `aggregator`
+    (aggregation.Aggregator); the methods that are not abstract are the ones both
+    implementations share through those.
     """
 
     config: EngineConfig
@@ -153,6 +156,7 @@ class ProvingEngine(ABC):
     store: JobStore
     metrics: object  # .text(); .serve(addr, token) -> an HTTP server
     trace: TraceRecorder
+    aggregator: Aggregator
 
     # ---- lifecycle -------------------------------------------------------------------------
     @abstractmethod
@@ -221,6 +225,32 @@ class ProvingEngine(ABC):
     def verifying_key(self, circuit_id: str) -> tuple[CircuitSpec, VerifyingKey]:
         """(CircuitSpec, VerifyingKey) of a circuit id or proof kind name."""
 
+    # ---- aggregation (SnarkPack, docs/aggregate.md) ------------------------------------------------
+    # Both implementations run these through their `aggregator` (the aggregation room, made on
+    # themselves: the cluster front aggregates locally, see its module). Each call blocks until its
+    # answer, on worker threads of the engine's own (proving goes on meanwhile); `still_wanted` is
+    # asked every fraction of a second and, once False, the work stops at its next phase and
+    # CallerGone is raised. `domain`: the transcript's separator ("" = cuzk's default).
+    def aggregate_jobs(self, job_ids: list[str], srs: SrsSource, circuit_id: str = "", domain: str = "",
+                       still_wanted: Callable[[], bool] | None = None) -> AggregateResult:
+        """One aggregate of every partition's proof of completed jobs of one circuit (circuit_id's, when
+        given), jobs in the order given. JobNotFound, JobNotCompleted, InvalidRequest."""
+        return self.aggregator.of_jobs(job_ids, srs, circuit_id, domain, still_wanted)
+
+    def aggregate_proofs(self, circuit_id: str, proofs: list[bytes], public_inputs: list[list[int]],
+                         srs: SrsSource, domain: str = "",
+                         still_wanted: Callable[[], bool] | None = None) -> AggregateResult:
+        """One aggregate of given proofs of a circuit (each item one or more proofs' bytes back to back),
+        with one row of public inputs per proof. InvalidRequest."""
+        return self.aggregator.of_proofs(circuit_id, proofs, public_inputs, srs, domain, still_wanted)
+
+    def verify_aggregate(self, aggregate: bytes, public_inputs: list[list[int]], srs: SrsSource,
+                         circuit_id: str = "", vk: VerifyingKey | None = None, domain: str = "",
+                         still_wanted: Callable[[], bool] | None = None) -> AggregateVerdict:
+        """Whether an aggregate holds for these public inputs under a circuit's key (circuit_id, or vk).
+        A malformed or wrong aggregate is a verdict, not an error."""
+        return self.aggregator.verify(aggregate, public_inputs, srs, circuit_id, vk, domain, still_wanted)
+
     # ---- control and observation ---------------------------------------------------------------
     @abstractmethod
     def pause(self, paused: bool = True) -> None:
@@ -234,7 +264,7 @@ class ProvingEngine(ABC):
     def status(self) -> EngineStatus: ...
 
     def side_backend(self):
-        """The compute backend for work beside the proofs (the daemon's aggregations): here the
+        """The compute backend for work beside the proofs (aggregations): here the
         CPU's; an engine with GPUs lends one, shared with its prover workers."""
         from cuzk.backend import get_backend
 

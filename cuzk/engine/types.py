@@ -1,4 +1,5 @@
-"""The engine's vocabulary: proof kinds, priorities, job states, SRS tiers, a request, a job's timings.
+"""The engine's vocabulary: proof kinds, priorities, job states, SRS tiers, a request, a job's timings,
+and an aggregation's reference string and answers.
 
 Numeric values equal the cuzk.v1 proto enums, so the gRPC layer converts by
 value and existing clients keep working.
@@ -185,3 +186,38 @@ class JobTimings:
             "prove_ms": self.prove_ms,
             "total_ms": self.total_ms,
         }
+
+
+@dataclass(frozen=True)
+class SrsSource:
+    """Where an aggregation's reference string (`cuzk aggregate-srs`) comes from: the path of a file
+    on the engine's host, or the file's bytes (exactly one). Engines keep the last few they read."""
+
+    path: str = ""
+    data: bytes = b""
+
+
+@dataclass
+class AggregateResult:
+    """One SnarkPack proof of n Groth16 proofs of one circuit. `public_inputs` (ints, one row per
+    aggregated proof, in order) is what a verifier needs along with the bytes; `phases` holds
+    milliseconds per phase in execution order (docs/api.md, PhaseTiming)."""
+
+    aggregate: bytes  # docs/aggregate.md layout
+    num_proofs: int  # before padding
+    padded_proofs: int  # the power of two the aggregate is of
+    circuit_id: str
+    curve: str
+    public_inputs: list[list[int]]
+    phases: dict[str, float]
+    total_ms: float  # from the call to the answer, waiting for the aggregator included
+
+
+@dataclass
+class AggregateVerdict:
+    """Whether an aggregate holds; `reason` says why not (a malformed aggregate is not valid, not an error)."""
+
+    valid: bool
+    reason: str
+    phases: dict[str, float]
+    total_ms: float

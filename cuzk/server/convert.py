@@ -7,6 +7,7 @@ import numpy as np
 from cuzk.curve import CURVES, get_curve
 from cuzk.curve.encoding import decode_points, encode_points
 from cuzk.engine import EngineStatus, JobResult, JobState, Priority, ProofKind, ProofRequest
+from cuzk.engine.types import AggregateResult, AggregateVerdict, SrsSource
 from cuzk.engine.errors import InvalidRequest
 from cuzk.errors import FormatError, ValidationError
 from cuzk.groth16.keys import VerifyingKey
@@ -170,6 +171,53 @@ def vk_from_proto(m: pb.GetVerifyingKeyResponse) -> VerifyingKey:
         delta_g1=None, delta_g2=_point_from(c.g2, m.delta_g2, "delta_g2"),
         ic=np.stack([_point_from(c.g1, p, f"ic[{i}]") for i, p in enumerate(m.ic)]),
     )
+
+
+# ---- aggregation ---------------------------------------------------------------------------
+
+
+def srs_from_proto(request) -> SrsSource | None:
+    """The `srs` field of an Aggregate / VerifyAggregate request (None when not set)."""
+    return SrsSource(request.srs.path, bytes(request.srs.data)) if request.HasField("srs") else None
+
+
+def public_rows_from_proto(msgs, what: str = "public_inputs") -> list[list[int]]:
+    """PublicInputs messages as rows of ints: 32-byte little-endian values (the engine checks that
+    they are field elements of the circuit's curve)."""
+    rows = []
+    for i, m in enumerate(msgs):
+        for j, v in enumerate(m.values):
+            if len(v) != 32:
+                raise InvalidRequest(f"{what}[{i}].values[{j}]: expected 32 bytes, got {len(v)}")
+        rows.append([int.from_bytes(v, "little") for v in m.values])
+    return rows
+
+
+def vk_from_request(request) -> VerifyingKey | None:
+    """A VerifyAggregate request's explicit key, validated (None when it names a circuit instead)."""
+    if not request.HasField("vk"):
+        return None
+    try:
+        return vk_from_proto(request.vk)
+    except (FormatError, ValidationError) as exc:
+        raise InvalidRequest(f"vk: {exc}") from None
+
+
+def _phases(phases: dict) -> list[pb.PhaseTiming]:
+    return [pb.PhaseTiming(phase=k, ms=v) for k, v in phases.items()]
+
+
+def aggregate_to_proto(r: AggregateResult) -> pb.AggregateResponse:
+    return pb.AggregateResponse(
+        aggregate=r.aggregate, num_proofs=r.num_proofs, padded_proofs=r.padded_proofs, circuit_id=r.circuit_id,
+        curve=r.curve, public_inputs=[pb.PublicInputs(values=[x.to_bytes(32, "little") for x in row])
+                                      for row in r.public_inputs],
+        phases=_phases(r.phases), total_ms=_ms(r.total_ms))
+
+
+def verdict_to_proto(v: AggregateVerdict) -> pb.VerifyAggregateResponse:
+    return pb.VerifyAggregateResponse(valid=v.valid, reason=v.reason, phases=_phases(v.phases),
+                                      total_ms=_ms(v.total_ms))
 
 
 def priority_name(p: int) -> str:

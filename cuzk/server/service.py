@@ -8,7 +8,9 @@ a journal that cannot be written UNAVAILABLE (the job is not accepted). Bad proo
 RPC errors: the job is accepted and ends FAILED with a message, as in cuzk.
 Anything unexpected is logged with its traceback and returned as INTERNAL
 with a one-line message; the daemon keeps serving. Aggregate and VerifyAggregate
-(SnarkPack) are in aggregation.py, mixed in.
+(SnarkPack) are engine operations like the rest: a job not completed is
+FAILED_PRECONDITION, and a client that goes away (or whose deadline passes)
+stops the aggregation at its next phase, CANCELLED.
 """
 
 from __future__ import annotations
@@ -21,15 +23,14 @@ import traceback
 import grpc
 
 from cuzk.engine import ProofKind, ProofRequest, ProvingEngine
-from cuzk.engine.errors import (BudgetTooSmall, DuplicateRequestConflict, InvalidRequest, JobNotFound,
-                                ParamsInUse, QueueFull, ShuttingDown)
+from cuzk.engine.errors import (BudgetTooSmall, CallerGone, DuplicateRequestConflict, InvalidRequest,
+                                JobNotCompleted, JobNotFound, ParamsInUse, QueueFull, ShuttingDown)
 from cuzk.engine.jobs.journal import JournalError
 from cuzk.errors import CuzkError
 from cuzk.proto import proving_pb2 as pb
 from cuzk.proto import proving_pb2_grpc as pbg
 
 from . import convert
-from .aggregation import AggregationRpcs
 
 log = logging.getLogger("cuzk.server")
 
@@ -38,6 +39,8 @@ CODES = [
     (DuplicateRequestConflict, grpc.StatusCode.ALREADY_EXISTS),
     (ShuttingDown, grpc.StatusCode.UNAVAILABLE),
     (ParamsInUse, grpc.StatusCode.FAILED_PRECONDITION),
+    (JobNotCompleted, grpc.StatusCode.FAILED_PRECONDITION),
+    (CallerGone, grpc.StatusCode.CANCELLED),
     (BudgetTooSmall, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (QueueFull, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (JournalError, grpc.StatusCode.UNAVAILABLE),
@@ -78,10 +81,9 @@ def rpc(method):
     return wrapper
 
 
-class ProvingEngineService(AggregationRpcs, pbg.ProvingEngineServicer):
+class ProvingEngineService(pbg.ProvingEngineServicer):
     def __init__(self, engine: ProvingEngine):
         self.engine = engine
-        self._aggregation_init()  # Aggregate, VerifyAggregate (aggregation.py)
 
     @rpc
     def SubmitProof(self, request, context):
@@ -153,6 +155,30 @@ class ProvingEngineService(AggregationRpcs, pbg.ProvingEngineServicer):
             raise InvalidRequest("last_seconds must not be negative")
         text = self.engine.trace_jsonl(request.last_seconds)
         return pb.GetTraceResponse(jsonl=text, events=text.count("\n") - 1, dropped=self.engine.trace_dropped())
+
+    @rpc
+    def Aggregate(self, request, context):
+        if bool(request.job_ids) == bool(request.proofs):
+            raise InvalidRequest("give either job_ids (completed jobs) or proofs with public_inputs")
+        srs = convert.srs_from_proto(request)
+        if request.job_ids:
+            if request.public_inputs:
+                raise InvalidRequest("public_inputs go with proofs; the jobs' own are used with job_ids")
+            r = self.engine.aggregate_jobs(list(request.job_ids), srs, request.circuit_id, request.domain,
+                                           still_wanted=context.is_active)
+        else:
+            r = self.engine.aggregate_proofs(request.circuit_id, [bytes(p) for p in request.proofs],
+                                             convert.public_rows_from_proto(request.public_inputs), srs,
+                                             request.domain, still_wanted=context.is_active)
+        return convert.aggregate_to_proto(r)
+
+    @rpc
+    def VerifyAggregate(self, request, context):
+        rows = convert.public_rows_from_proto(request.public_inputs)
+        v = self.engine.verify_aggregate(bytes(request.aggregate), rows, convert.srs_from_proto(request),
+                                         request.circuit_id, convert.vk_from_request(request), request.domain,
+                                         still_wanted=context.is_active)
+        return convert.verdict_to_proto(v)
 
     @staticmethod
     def _circuit(circuit_id: str) -> str:

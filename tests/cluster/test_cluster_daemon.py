@@ -8,12 +8,16 @@ import subprocess
 import sys
 import time
 
+import grpc
 import pytest
+from aggregate_oracle import aggregate_verifies
 from conftest import CID, TIMEOUT
-from groth16_oracle import assert_proves
+from groth16_oracle import assert_proves, vk_file
 from post_requests import CIRCUITS, assert_post_proves, request_fields
 from prometheus_client.parser import text_string_to_metric_families
+from vanilla_statements import expected_public_inputs
 
+from cuzk.aggregate import srs
 from cuzk.cluster.local import local_cluster
 from cuzk.proto import proving_pb2 as pb
 from cuzk.server.client import ProvingClient
@@ -137,6 +141,40 @@ def test_metrics_merge_the_nodes(daemon):
     done = [s for s in fams["cuzk_proofs_completed"].samples if s.labels.get("circuit_id") == CID]
     assert {s.labels["node"] for s in done} == names and sum(s.value for s in done) == 4  # and 1 WindowPoSt
     assert fams["cuzk_cluster_nodes"].samples
+
+
+def test_front_serves_aggregate_and_verify_aggregate(daemon, vanilla, tmp_path):
+    """SnarkPack through the front (issue 41): two jobs proved on the nodes, aggregated at the front with
+    an SRS file on its host; the aggregate holds under the oracle (aggregate_oracle.py, with the .vk on
+    the shared parameter directory and the statements of the vanilla proofs), and VerifyAggregate
+    agrees; a tampered aggregate is refused, an unknown job is NOT_FOUND."""
+    generic = srs.generate("bls12_381", 4)
+    path = tmp_path / "agg.srs"
+    srs.write(generic, path)
+    with daemon.client() as c:
+        jobs = []
+        for _ in range(2):
+            v = vanilla()
+            r = c.prove(circuit_id=CID, vanilla_proof=v, timeout_ms=WAIT_MS)
+            assert r.status == S.COMPLETED, r.error_message
+            jobs.append((r.job_id, v))
+        rows = [row for _, v in jobs for row in expected_public_inputs(v)]
+        agg = c.aggregate(job_ids=[jid for jid, _ in jobs], srs_path=str(path))
+        assert (agg.num_proofs, agg.padded_proofs, agg.circuit_id) == (4, 4, CID)
+        assert public_inputs_from_proto(agg) == rows
+        assert aggregate_verifies(generic, vk_file(daemon.param_dir, CID), rows, agg.aggregate)
+        ok = c.verify_aggregate(agg.aggregate, rows, srs_data=path.read_bytes(), circuit_id=CID)
+        assert ok.valid and ok.reason == "", ok.reason
+        bad = bytearray(agg.aggregate)
+        bad[len(bad) // 2] ^= 1
+        assert not aggregate_verifies(generic, vk_file(daemon.param_dir, CID), rows, bytes(bad))
+        assert not c.verify_aggregate(bytes(bad), rows, srs_path=str(path), circuit_id=CID).valid
+        with pytest.raises(grpc.RpcError) as exc:
+            c.aggregate(job_ids=["no-such-job"], srs_path=str(path))
+        assert exc.value.code() == grpc.StatusCode.NOT_FOUND
+        fams = {f.name: f for f in text_string_to_metric_families(c.metrics())}  # one header per family
+    got = {(s.labels["rpc"], s.labels["result"]): s.value for s in fams["cuzk_aggregate_requests"].samples}
+    assert got == {("Aggregate", "ok"): 1, ("VerifyAggregate", "ok"): 2, ("Aggregate", "not_found"): 1}
 
 
 def test_sigterm_drains_and_exits_cleanly(daemon):
