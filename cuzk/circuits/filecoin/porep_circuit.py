@@ -43,19 +43,17 @@ from cuzk.gadgets.insertion import num_aux as insert_aux
 from cuzk.gadgets.num import Num
 from cuzk.gadgets.poseidon.neptune_gadget import num_constraints as hash_size
 from cuzk.gadgets.poseidon.neptune_gadget import poseidon_hash
-from cuzk.gadgets.poseidon.neptune_stamped import hash_witness
 from cuzk.gadgets.sha256.filecoin import flip_byte_bits, num_to_bits_le, pack_bits
 from cuzk.gadgets.sha256.gadget import sha256
 from cuzk.gadgets.stamped import StampedGadget, output_indices
 from cuzk.r1cs import LC, ONE, RecordingCS
 from cuzk.r1cs.witness_phases import phase
 
-from ..fr_bytes import CURVE, from_mont, fr, ints, small_to_mont, to_mont
+from ..fr_bytes import CURVE, fr, ints, small_to_mont, to_mont
 from . import sha_blocks
 from .porep_challenges import PER_CHALLENGE_INPUTS
 from .porep_config import BASE_DEGREE, DEGREE, TOTAL_PARENTS, PorepConfig
-
-NUM_BITS = 255  # Fr::NUM_BITS: bits of AllocatedNum::to_bits_le
+from .stamp_witness import NUM_BITS, Cursor, bit_mont, le_bits, one, packed, tree_d_step
 
 
 # ---- values of the gadget-level circuit (canonical ints) ---------------------------------------
@@ -571,66 +569,18 @@ class PorepInputs:
 # ---- vectorized witness --------------------------------------------------------------------------
 
 
-def _one() -> np.ndarray:
-    return small_to_mont([1])[0]
-
-
-def _bit_mont(bits: np.ndarray) -> np.ndarray:
-    """0/1 array -> Montgomery (0 or R)."""
-    return np.where(np.asarray(bits, dtype=bool)[..., None], _one(), np.uint64(0))
-
-
-def _le_bits(values_mont: np.ndarray, nbits: int = NUM_BITS) -> np.ndarray:
-    """Montgomery [..., 4] -> the canonical value's little-endian bits uint8[..., nbits]."""
-    return np.unpackbits(from_mont(values_mont), axis=-1, bitorder="little")[..., :nbits]
-
-
-def _packed(digest_bits: np.ndarray) -> np.ndarray:
-    """SHA-order digest bits uint8[N, 256] -> pack_digest's value, Montgomery [N, 4]."""
-    d = np.packbits(digest_bits, axis=-1)
-    d[:, 31] &= 0x3F
-    return to_mont(d)
-
-
-class _Cursor:
-    """Writes consecutive aux columns of N instances (Montgomery)."""
-
-    def __init__(self, n: int, width: int):
-        self.aux = np.empty((n, width, 4), dtype=np.uint64)
-        self.pos = 0
-
-    def put(self, block: np.ndarray) -> np.ndarray:
-        block = block.reshape(block.shape[0], -1, 4)
-        k = block.shape[1]
-        self.aux[:, self.pos : self.pos + k] = block
-        self.pos += k
-        return block
-
-    def put_hash(self, inputs: np.ndarray) -> np.ndarray:
-        with phase("poseidon"):
-            aux, out = hash_witness(np.ascontiguousarray(inputs))
-        self.put(aux)
-        return out
-
-    def done(self) -> np.ndarray:
-        if self.pos != self.aux.shape[1]:
-            raise AssertionError(f"witness wrote {self.pos} of {self.aux.shape[1]} aux values")
-        return self.aux
-
-
-def _por_witness(w: _Cursor, cfg: PorepConfig, leaf: np.ndarray, index: np.ndarray, siblings) -> None:
+def _por_witness(w: Cursor, cfg: PorepConfig, leaf: np.ndarray, index: np.ndarray, siblings) -> None:
     """poseidon_inclusion's aux for N paths: leaf [N, 4], index uint64[N], siblings per level [N, a-1, 4]."""
     cur = leaf
-    one = _one()
     index = np.asarray(index, dtype=np.uint64).copy()
     for arity, sib in zip(cfg.arities, siblings):
         nb = arity.bit_length() - 1
         digit = index % np.uint64(arity)
         index //= np.uint64(arity)
         bits = ((digit[:, None] >> np.arange(nb, dtype=np.uint64)) & np.uint64(1)).astype(np.uint8)
-        w.put(_bit_mont(bits))
+        w.put(bit_mont(bits))
         w.put(sib)
-        ins_aux, preimage = insert_values(cur, bits, np.ascontiguousarray(sib), one)
+        ins_aux, preimage = insert_values(cur, bits, np.ascontiguousarray(sib), one())
         w.put(ins_aux)
         cur = w.put_hash(preimage)
 
@@ -654,26 +604,23 @@ class PartitionWitness:
 def partition_witness(cfg: PorepConfig, x: PorepInputs) -> PartitionWitness:
     """The aux values of every piece of every challenge, computed for all challenges at once."""
     C, L = len(x.challenges), cfg.layers
-    one = _one()
     d = tree_d_pieces()
     # tree D levels
     fronts, hashes, packs = [], [], []
     cur = x.data_leaves
     with phase("tree D"):
         for t in range(cfg.tree_d_depth):
-            bit = ((x.challenges >> np.uint64(t)) & np.uint64(1)).astype(np.uint8)[:, None]
-            sib = x.data_siblings[:, t][:, None]
-            ins_aux, preimage = insert_values(cur, bit, sib, one)
-            fronts.append(np.concatenate([_bit_mont(bit), sib, ins_aux], axis=1))
-            ext = np.concatenate([_le_bits(preimage[:, 0]), _le_bits(preimage[:, 1])], axis=1)
-            bits = d.hash.program.run_sliced(np.zeros((C, 2), np.uint8), ext).to_bits()
-            hashes.append(bits)
-            cur = _packed(bits[:, d.hash.outputs])
-            packs.append(cur[:, None])
+            bit = ((x.challenges >> np.uint64(t)) & np.uint64(1)).astype(np.uint8)
+            sib = x.data_siblings[:, t]
+            level = tree_d_step(d.hash, cur, bit, sib)
+            fronts.append(np.concatenate([bit_mont(bit[:, None]), sib[:, None], level.insert], axis=1))
+            hashes.append(level.hash)
+            packs.append(level.pack)
+            cur = level.parent
     # parents' columns and tree C paths
     with phase("parent columns"):
         P = parent_template(cfg)
-        w = _Cursor(C * DEGREE, P.num_aux)
+        w = Cursor(C * DEGREE, P.num_aux)
         cols = x.parent_columns.reshape(C * DEGREE, L, 4)
         w.put(cols)
         h = w.put_hash(cols)
@@ -682,13 +629,13 @@ def partition_witness(cfg: PorepConfig, x: PorepInputs) -> PartitionWitness:
     challenge = ((x.challenges[:, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)).astype(np.uint8)
     # labels
     with phase("labels"):
-        replica = _le_bits(x.replica_id[None])
+        replica = le_bits(x.replica_id[None])
         groups, label_bits = [], []
         for layer in range(1, L + 1):
             rows = x.parent_columns[:, :BASE_DEGREE, layer - 1]
             if layer > 1:
                 rows = np.concatenate([rows, x.parent_columns[:, BASE_DEGREE:, layer - 2]], axis=1)
-            pb = _le_bits(rows).reshape(C, -1)
+            pb = le_bits(rows).reshape(C, -1)
             label_bits.append(pb)
             sources = np.concatenate([np.repeat(replica, C, axis=0), challenge, pb], axis=1)
             lay = label_layout(layer)
@@ -696,11 +643,11 @@ def partition_witness(cfg: PorepConfig, x: PorepInputs) -> PartitionWitness:
         with phase("SHA-256 blocks"):
             runs = sha_blocks.run_blocks(groups, CURVE)
         label_blocks = [blocks for blocks, _ in runs]
-        label_pack = [_packed(digest)[:, None] for _, digest in runs]
+        label_pack = [packed(digest)[:, None] for _, digest in runs]
     labels = np.concatenate(label_pack, axis=1)  # [C, L, 4]
     with phase("tail"):
         T = tail_template(cfg)
-        w = _Cursor(C, T.num_aux)
+        w = Cursor(C, T.num_aux)
         enc = fr().add(labels[:, L - 1], x.data_leaves)
         w.put(enc[:, None])
         _por_witness(w, cfg, enc, x.challenges, x.replica_siblings)
