@@ -11,7 +11,7 @@ import pytest
 from cuzk.circuits.filecoin import snap_circuit as sc
 from cuzk.circuits.filecoin.snap_config import SNAP_PROOFS, snap_config, snap_config_for
 from cuzk.circuits.filecoin.snap_vanilla_gen import make_sector
-from cuzk.circuits.fr_bytes import fr
+from cuzk.circuits.fr_bytes import fr, ints
 from cuzk.gadgets.num import Num
 from cuzk.gadgets.poseidon.neptune_constants import neptune_constants
 from cuzk.gadgets.poseidon.neptune_native import hash_ints
@@ -201,3 +201,53 @@ def test_other_partitions_and_shapes(size, k):
     cs = TestCS("bls12_381")
     sc.synthesize_gadgets(cs, cfg, x, challenges=[0, cfg.challenges - 1], public=pub)
     assert check_satisfied(cs.compile(), cs.witness()) is None
+
+
+@pytest.mark.slow
+def test_stamped_partition_is_the_gadget_circuit(snap_2k):
+    """At 2 KiB the stamped partition (what the engine compiles and witnesses) has the gadget circuit's
+    witness, value for value, and its R1CS, row for row (canonical form); its sizes are the published
+    counts."""
+    from cuzk.circuits.filecoin import snap_stamped
+    from cuzk.r1cs import WitnessCS
+
+    cfg, sec, proof, x, public = snap_2k
+    ws = WitnessCS("bls12_381")
+    snap_stamped.synthesize(ws, cfg, x)
+    rec = RecordingCS("bls12_381")
+    snap_stamped.synthesize(rec, cfg)
+    n = sc.counts(cfg)
+    assert (rec.num_constraints, rec.num_inputs, rec.num_aux) == (n.constraints, n.inputs, n.aux) == (
+        ws.num_constraints, ws.num_inputs, ws.num_aux)
+    g = WitnessCS("bls12_381")
+    sc.synthesize_gadgets(g, cfg, x)
+    assert np.array_equal(ws.witness(), g.witness())
+    gr = RecordingCS("bls12_381")
+    sc.synthesize_gadgets(gr, cfg)
+    assert rec.compile().topology_hash == gr.compile().topology_hash
+
+
+@pytest.mark.parametrize("size,k", [pytest.param(4 * KIB, 0, id="4KiB-8-2-0"),
+                                     pytest.param(32 * KIB, 1, id="32KiB-8-8-2-k1"),
+                                     pytest.param(8 * MIB, 3, id="8MiB-h10-k3", marks=pytest.mark.slow)])
+def test_stamped_partition_is_satisfied(size, k):
+    """Other tree shapes, partition bits and h (8 MiB: four partitions, hs = [7..12], h = 10): a
+    generated partition proof satisfies the stamped circuit, whose sizes are the analytic counts
+    (the published ones at 4 and 32 KiB, test_counts_are_the_published_ones)."""
+    from cuzk.circuits.filecoin import snap_stamped
+    from cuzk.circuits.filecoin.snap_sparse_gen import make_update_proofs
+    from cuzk.r1cs import WitnessCS
+
+    cfg = snap_config_for(size)
+    up = make_update_proofs(cfg, seed=2)
+    pub = up.public(k)
+    x = sc.SnapInputs.from_proof(cfg, up.partitions[k], k, up.h, *pub[1:])
+    ws = WitnessCS("bls12_381")
+    snap_stamped.synthesize(ws, cfg, x)
+    rec = RecordingCS("bls12_381")
+    snap_stamped.synthesize(rec, cfg)
+    n = sc.counts(cfg)
+    assert (rec.num_constraints, rec.num_inputs, rec.num_aux) == (n.constraints, n.inputs, n.aux)
+    w = ws.witness()
+    assert ints(w[1:5]) == pub
+    assert check_satisfied(rec.compile(), w) is None

@@ -27,7 +27,8 @@ challenge   c_bits = the challenge's random bits then the partition bits; get_ch
 Poseidon_genrand is neptune's arity-2 Poseidon with domain tag 2^40 (snap_config); the Merkle and
 comm_r hashes are Filecoin's usual ones. Public inputs are allocated first (inputs and aux are
 separate index spaces, so this changes neither). The gadget-level circuit (`header`, `challenge`)
-runs in any constraint-system mode and is the reference; `synthesize` is the stamped fast path.
+runs in any constraint-system mode and is the reference; `snap_stamped.synthesize` builds the same
+partition from recorded pieces with vectorized witnesses (what the engine uses).
 """
 
 from __future__ import annotations
@@ -202,8 +203,10 @@ def tree_r_path(cs, cfg: SnapConfig, bits: list[Boolean], leaf: Num, siblings: l
     enforce_equal(cs, cur, root, name="calculated root == provided root")
 
 
-def header(cs, cfg: SnapConfig, pub: list[int], v: HeaderValues | None = None) -> Header:
-    """The once-per-partition part; pub: the 4 public input variables."""
+def header(cs, cfg: SnapConfig, pub: list[int], v: HeaderValues | None = None, apex=None) -> Header:
+    """The once-per-partition part; pub: the 4 public input variables; apex: what builds the apex
+    tree and its path to comm_d_new (default `apex_por`, gadget by gadget; the stamped partition
+    passes its own, with `apex_por`'s arguments)."""
     P, A = cfg.partition_bit_len, cfg.apex_leaves
     kh = alloc_public(cs, pub[0], _v(v, "k_and_h_select"), "k_and_h_select")
     bits = num_to_bits_decomp(cs, kh, P + H_BITS)
@@ -221,10 +224,10 @@ def header(cs, cfg: SnapConfig, pub: list[int], v: HeaderValues | None = None) -
         root_r_old = Num.alloc(cs, _v(v, "root_r_old"))
     with _ns(cs, "root_r_new"):
         root_r_new = Num.alloc(cs, _v(v, "root_r_new"))
-    apex = []
+    apex_nums = []
     for i in range(A):
         with _ns(cs, f"apex_leaf_{i}"):
-            apex.append(Num.alloc(cs, _at(_v(v, "apex_leaves"), i)))
+            apex_nums.append(Num.alloc(cs, _at(_v(v, "apex_leaves"), i)))
     ppath = []
     for i in range(P):
         with _ns(cs, f"partition_path_sibling_{i}"):
@@ -234,10 +237,10 @@ def header(cs, cfg: SnapConfig, pub: list[int], v: HeaderValues | None = None) -
             calc = poseidon_hash(cs, [comm_c, root])
         enforce_equal(cs, calc, public, name=f"enforce {name}_calc == {name}")
     with _ns(cs, "apex_gadget"):
-        apex_por(cs, apex, partition_bits, ppath, comm_d_new)
+        (apex_por if apex is None else apex)(cs, apex_nums, partition_bits, ppath, comm_d_new)
     with _ns(cs, "gen_challenge_bits"):
         cbits = gen_challenge_bits(cs, cfg, comm_r_new, partition)
-    return Header(partition_bits, h_select_bits, partition, comm_r_new, phi, root_r_old, root_r_new, apex, cbits)
+    return Header(partition_bits, h_select_bits, partition, comm_r_new, phi, root_r_old, root_r_new, apex_nums, cbits)
 
 
 def apex_por(cs, apex: list[Num], partition_bits: list[Boolean], ppath: list[Num], comm_d: Num) -> None:
@@ -319,7 +322,16 @@ def _alloc_path(cs, name: str, c: int, siblings, shape) -> list[list[Num]]:
 
 
 def challenge(cs, cfg: SnapConfig, h: Header, c: int, v: ChallengeValues | None = None) -> None:
-    """The loop body of `synthesize` for challenge c."""
+    """The loop body of `synthesize` for challenge c: `challenge_front`, then tree D's path from
+    the new data leaf up to its apex leaf."""
+    c_bits, leaf_d_new, sibs, apex_leaf = challenge_front(cs, cfg, h, c, v)
+    with _ns(cs, f"por to_apex_leaf (c_index={c})"):
+        tree_d_path(cs, c_bits[: cfg.path_to_apex_len], leaf_d_new, sibs, apex_leaf)
+
+
+def challenge_front(cs, cfg: SnapConfig, h: Header, c: int, v: ChallengeValues | None = None):
+    """Challenge c up to its tree D path: rho, the encoding, both tree R paths, the apex leaf
+    selected, the tree D siblings allocated; (c_bits, leaf_d_new, siblings, apex leaf)."""
     c_bits = h.challenge_bits[c] + h.partition_bits
     with _ns(cs, f"get_challenge_high_bits (c_index={c})"):
         c_high = challenge_high_bits(cs, c_bits, h.h_select_bits, cfg.hs)
@@ -349,8 +361,7 @@ def challenge(cs, cfg: SnapConfig, h: Header, c: int, v: ChallengeValues | None 
     for row in range(L):
         with _ns(cs, f"path_to_apex_leaf sibling (c_index={c}, tree_row={row})"):
             sibs.append(Num.alloc(cs, _at(_v(v, "path_d"), row)))
-    with _ns(cs, f"por to_apex_leaf (c_index={c})"):
-        tree_d_path(cs, c_bits[:L], leaf_d_new, sibs, apex_leaf)
+    return c_bits, leaf_d_new, sibs, apex_leaf
 
 
 def synthesize_gadgets(cs, cfg: SnapConfig, x=None, challenges=None, public: list[int] | None = None) -> None:
