@@ -107,11 +107,16 @@ class SparseTree:
 
     def leaves(self, index) -> np.ndarray:
         """The leaves at `index` (the default leaf where none was given)."""
+        return self.nodes(0, index)
+
+    def nodes(self, level: int, index) -> np.ndarray:
+        """The nodes at `index` of `level` (0: the leaves; below the root), the level's default
+        node where no known path passes."""
         idx = np.asarray(index, dtype=np.int64).ravel()
-        a, par, kids = self.arities[0], self.parents[0], self.children[0]
+        a, par, kids = self.arities[level], self.parents[level], self.children[level]
         row = np.minimum(np.searchsorted(par, idx // a), len(par) - 1)
         out = kids[row, idx % a]
-        out[par[row] != idx // a] = self.defaults[0]
+        out[par[row] != idx // a] = self.defaults[level]
         return out
 
 

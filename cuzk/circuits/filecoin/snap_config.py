@@ -94,6 +94,11 @@ class SnapConfig:
         return self.sector_size // NODE_SIZE
 
     @property
+    def size_name(self) -> str:
+        """The sector size as Filecoin writes it: 2KiB, 32GiB, ..."""
+        return _NAMES[self.sector_size]
+
+    @property
     def challenge_bit_len(self) -> int:
         """log2(nodes): the bits of a challenge, the height of tree D."""
         return _log2(self.nodes)
