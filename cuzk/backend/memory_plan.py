@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from cuzk.errors import CuzkError
 
 FR = 32  # bytes of an Fr element (4 64-bit limbs)
@@ -44,13 +46,15 @@ class MemoryBudgetError(CuzkError, ValueError):
 @dataclass(frozen=True)
 class ProofShape:
     """What a proof holds on a device: domain size, rows, witness length, base vectors
-    (name -> (points, bytes per point)) and the circuit's CSR matrices (per matrix, bytes)."""
+    (name -> (points, bytes per point)), the circuit's CSR matrices (per matrix, bytes) and the
+    A and B density indices (kept on the device to gather those MSMs' scalars)."""
 
     n: int
     rows: int
     num_vars: int
     bases: dict
     matrices: tuple = ()
+    indices: int = 0
 
     @property
     def base_bytes(self) -> int:
@@ -100,7 +104,8 @@ def shape_of(pk, circuit=None) -> ProofShape:
     if circuit is not None and getattr(circuit, "matrices", None):
         mats = tuple(int(m.indptr.nbytes + m.cols.nbytes + m.coeff_idx.nbytes) for m in circuit.matrices)
         rows = int(circuit.num_rows)
-    return ProofShape(int(pk.domain_size), rows, int(pk.num_vars), bases, mats)
+    indices = int(np.asarray(pk.a_vars).nbytes + np.asarray(pk.b_vars).nbytes)
+    return ProofShape(int(pk.domain_size), rows, int(pk.num_vars), bases, mats, indices)
 
 
 def whole_h_bytes(s: ProofShape) -> int:
@@ -128,7 +133,8 @@ def bucket_bytes(points: int, point_bytes: int) -> int:
 
 
 def msm_bytes(s: ProofShape, chunk_bytes: int, streamed: bool, buckets: bool = True, split: bool = True) -> int:
-    """The MSM phase: the witness's scalars and H's, the NTT tables the device keeps cached (the
+    """The MSM phase: the witness's scalars and H's (or, after MSM H, the gathered scalars of A or
+    B, at most one per variable), the density indices, the NTT tables the device keeps cached (the
     twiddles, n/2; whole, also the two coset tables), and for the worse group a chunk's sort
     scratch, its buckets and, with streaming, two chunk buffers of bases."""
     worst = 0
@@ -137,7 +143,8 @@ def msm_bytes(s: ProofShape, chunk_bytes: int, streamed: bool, buckets: bool = T
         points = min(chunk_bytes // pb, most)
         worst = max(worst, SORT_BYTES * points + (bucket_bytes(points, pb) if buckets else 0))
     cached = FR * s.n // 2 if split else FR * s.n * 5 // 2
-    return FR * (s.num_vars + s.n) + cached + worst + (2 * chunk_bytes if streamed else 0)
+    return (FR * (s.num_vars + max(s.n, s.num_vars)) + s.indices + cached + worst
+            + (2 * chunk_bytes if streamed else 0))
 
 
 def plan(s: ProofShape, budget: int | None, min_chunk_bytes: int = 1 << 16,

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 
 import numpy as np
@@ -174,7 +175,8 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
     size, e.g. "2KiB") instead of the SHA-256 `sizes`. Each
     batch size in `batches` is one more set of runs over the same circuit, witness and key.
     `device_memory`: the prover's device-memory budget in bytes (backend/memory_plan.py; None:
-    the card's); the plan it gave is printed and recorded."""
+    the card's), or a list of them, each one more set of runs (None in it: the card's); the plan
+    each gave and the device's peak memory (the driver's count) are printed and recorded."""
     out = out or sys.stdout
     backend_name = get_backend(backend_name).name  # "auto": what it picks; BackendUnavailable: one line, exit 2
     transfers = tuple(transfers or ("pageable",)) if backend_name == "cuda" else ("pageable",)
@@ -197,21 +199,24 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
         # a batch prefetches every witness through pinned staging, whatever the mode
         batched = list(dict.fromkeys(("pinned", pinned) for _, pinned in plain))
         backend, current = None, None
-        for batch, mode, pinned_input in [(k, *c) for k in batches for c in (plain if k == 1 else batched)]:
-            if mode != current:  # one backend at a time: each keeps its own device copy of the bases
+        memories = device_memory if isinstance(device_memory, (list, tuple)) else (device_memory,)
+        for limit, batch, mode, pinned_input in [(m, k, *c) for m in memories for k in batches
+                                                 for c in (plain if k == 1 else batched)]:
+            if (mode, limit) != current:  # one backend at a time: each keeps its own device copy of the bases
                 backend = None
                 _release_device(backend_name)
-                backend, current = _backend(backend_name, mode, device_memory), mode
+                backend, current = _backend(backend_name, mode, limit), (mode, limit)
             wi = w
             if pinned_input:
                 wi = backend.uploader.host_array(w.shape, w.dtype)
                 wi[:] = w
             # a batch's second proof can already take a window table (window_tables.table_room)
             warm = 2 if backend_name == "cuda" and batch == 1 else 1
-            runs = [_prove_batch(prover, pk, wi, cc, backend, batch) for _ in range(repeat + warm)]
-            pool = _device_pool_bytes(backend)
-            runs.append(_prove_batch(prover, pk, wi, cc, backend, batch))
-            pool_growth = _device_pool_bytes(backend) - pool
+            with DevicePeak(backend) as peak:
+                runs = [_prove_batch(prover, pk, wi, cc, backend, batch) for _ in range(repeat + warm)]
+                pool = _device_pool_bytes(backend)
+                runs.append(_prove_batch(prover, pk, wi, cc, backend, batch))
+                pool_growth = _device_pool_bytes(backend) - pool
             timed = [p for proofs, _ in runs[warm:-1] for p in proofs]
             verified = None
             if real:
@@ -224,7 +229,7 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
             rec = {"op": "prove", "circuit": case, "log_rows": log_rows, "rows": cc.num_rows, "variables": cc.num_vars,
                    "backend": backend.describe(), "transfer": label, "repeat": repeat, "batch": batch,
                    "median_ms": per_proof, "verified": verified, "device_pool_growth_bytes": pool_growth,
-                   "device_memory_limit": getattr(backend, "memory_limit", None),
+                   "device_memory_limit": getattr(backend, "memory_limit", None), "device_peak_bytes": peak.bytes,
                    "memory_plan": backend.plan.describe() if backend.plan is not None else None,
                    "device_pool_bytes": _device_pool_bytes(backend), "window_tables": _tables_held(backend),
                    "phases_ms": phases}
@@ -234,6 +239,34 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
         with open(json_path, "w") as f:
             json.dump(records, f, indent=1)
     return records
+
+
+class DevicePeak:
+    """The most device memory in use (the driver's count, as nvidia-smi reads it: every context on
+    the GPU, CuPy's pool and its cached blocks) while the block runs, sampled every 20 ms on a
+    thread; 0 on the CPU. Our own counters (the pool's) cannot show what the budget costs the card."""
+
+    def __init__(self, backend, period_s: float = 0.02):
+        self.backend, self.period_s, self.bytes = backend, period_s, 0
+        self._stop = threading.Event()
+        self._thread = None
+
+    def _run(self):
+        while not self._stop.wait(self.period_s):
+            self.bytes = max(self.bytes, self.backend.device_memory_in_use())
+
+    def __enter__(self):
+        if self.backend.name == "cuda":
+            self.bytes = self.backend.device_memory_in_use()
+            self._thread = threading.Thread(target=self._run, name="cuzk-device-peak", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self.bytes = max(self.bytes, self.backend.device_memory_in_use())
 
 
 def _prove_batch(prover, pk, w, cc, backend, batch: int):
@@ -278,6 +311,7 @@ def _print(rec: dict, out) -> None:
     unit = "ms/proof" if rec.get("batch", 1) > 1 else "ms"
     held = f"; device pool {rec['device_pool_bytes'] / 2**30:.1f} GiB" if rec.get("device_pool_bytes") else ""
     held += f"; {rec['memory_plan']}" if rec.get("memory_plan") else ""
+    held += f"; device peak {rec['device_peak_bytes'] / 2**30:.1f} GiB (driver)" if rec.get("device_peak_bytes") else ""
     held += "".join(f"; window table over 2^{t['n'].bit_length() - 1} bases c={t['c']}, {t['sets']} sets, {t['rows']} "
                     f"rows, {t['bytes'] / 2**30:.1f} GiB" for t in rec.get("window_tables", []))
     print(f"  {label:34s} median {rec['median_ms']:9.1f} {unit}  [{ver}; device pool growth "

@@ -217,24 +217,33 @@ def _register_prove(bsub) -> None:
     p.add_argument("--sector-size", default="2KiB", choices=POST_SIZES, metavar="SIZE",
                    help="with --kind window-post|winning-post|porep: %(choices)s (default 2KiB)")
     p.add_argument("--seed", type=int, default=1, help="vanilla-proof seed with --kind (default 1)")
-    p.add_argument("--device-memory", type=_device_memory, metavar="SIZE",
-                   help="device memory the prover may use, e.g. 16GiB (default: what the card has); bases that do "
-                        "not fit stream from pinned host memory in chunks, H runs one vector at a time "
-                        "(docs/operator-guide.md); with --backend cpu the CPU prover follows the same plan")
+    p.add_argument("--device-memory", type=_device_memory, metavar="SIZE,...",
+                   help="device memory the prover may use, e.g. 16GiB (default: what the card has, also 'card'); "
+                        "bases that do not fit stream from pinned host memory in chunks, H runs one vector at a time "
+                        "(docs/operator-guide.md); several sizes (16GiB,24GiB,card) are one set of runs each over one "
+                        "circuit, witness and key; with --backend cpu the CPU prover follows the same plan")
     p.add_argument("--json", type=output_file, metavar="FILE", help="write the records as JSON")
     p.set_defaults(func=_prove)
 
 
-def _device_memory(text: str) -> int:
+def _device_memory(text: str) -> list:
+    """'16GiB,24GiB,card' -> [bytes, bytes, None] (card / auto: what the card has)."""
     from cuzk.engine.resources.memory import parse_size
 
-    try:
-        n = parse_size(text, "--device-memory")
-    except (ValueError, OverflowError) as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("--device-memory: ")) from None
-    if n <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive size such as '16GiB', got {text!r}")
-    return n
+    out = []
+    for part in text.split(","):
+        if part.strip().lower() in ("card", "auto"):
+            out.append(None)
+            continue
+        try:
+            n = parse_size(part, "--device-memory")
+        except (ValueError, OverflowError):
+            raise argparse.ArgumentTypeError(f"expected sizes such as '16GiB' or 'card', comma-separated, "
+                                             f"got {text!r}") from None
+        if n <= 0:
+            raise argparse.ArgumentTypeError(f"expected a positive size such as '16GiB', got {part!r}")
+        out.append(n)
+    return out
 
 
 def _prove(args) -> int:
@@ -243,7 +252,7 @@ def _prove(args) -> int:
     preset = args.sector_size if args.kind in FILECOIN_KINDS + ("porep",) else args.preset
     prove.run(args.backend, sizes=args.sizes, repeat=args.repeat, transfers=args.transfer,
               verify_up_to=args.verify_up_to, json_path=args.json, batches=args.batch, kind=args.kind,
-              preset=preset, seed=args.seed, device_memory=args.device_memory)
+              preset=preset, seed=args.seed, device_memory=args.device_memory or [None])
     return 0
 
 

@@ -114,6 +114,7 @@ def prove_batch(pk: ProvingKey, jobs, backend=None, rs=None, device_lock=None) -
                     raise ValueError(f"{hc.shape[0]} H scalars but the key has {pk.bases('h').shape[0]} H bases")
                 with timer.phase("msm_h"):
                     h_acc = backend.msm(curve, "g1", pk.bases("h"), hc)
+                del hc  # the gathered scalars of A and B take its place under a device budget
                 clock.lap("msm_h")
                 with timer.phase("msm_l"):
                     l_acc = backend.msm(curve, "g1", pk.bases("l"), canon[pk.num_inputs :])

@@ -1,0 +1,87 @@
+"""A proof on the GPU under a device-memory budget small enough that the plan streams every base,
+chunks every MSM and splits H (gpu marked): CuPy's pool never holds more than the cap, the proof
+equals the unconstrained one with the same r, s, and verifies.
+
+The proof runs in a child process: the pool's cap is per process and device, and the other GPU
+tests' backends keep bases and NTT tables in the pool."""
+
+from __future__ import annotations
+
+import gc
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+LOG_ROWS = 16
+
+
+def child() -> dict:
+    import cupy as cp
+
+    from cuzk.backend import memory_plan as mp
+    from cuzk.backend.cuda import CudaBackend
+    from cuzk.bench.prove import stamped_sha256
+    from cuzk.groth16 import prover, setup
+    from cuzk.groth16.verifier import PreparedVerifyingKey, verify
+
+    cc, w, _ = stamped_sha256(LOG_ROWS)
+    pk = setup.generate(cc, backend=CudaBackend(), progress=False)
+    rs = [(12345, 67890)]
+    want = prover.prove_batch(pk, [(w, cc)], CudaBackend(), rs=rs)[0]
+    pool = cp.get_default_memory_pool()
+    gc.collect()  # the unconstrained backends (their resident bases) go back to the pool, then to the device
+    pool.free_all_blocks()
+    shape = mp.shape_of(pk, cc)
+    limits = {"min_chunk_bytes": 1 << 16, "min_elementwise": 1 << 10, "buckets": True}
+    budget = None
+    for mib in range(64, 1, -1):  # the largest budget whose plan streams everything and splits H
+        try:
+            p = mp.plan(shape, mib << 20, **limits)
+        except mp.MemoryBudgetError:
+            continue
+        if p.split_h and not p.resident and p.chunk_points(96) < shape.n // 2:
+            budget = mib << 20
+            break
+    assert budget is not None, "no budget forces every streaming path"
+    used = pool.total_bytes()  # the unconstrained backends' resident bases: the cap is on top of them
+    backend = CudaBackend(memory_limit=used + budget)
+    peak, stop = [pool.total_bytes()], threading.Event()
+
+    def sample():
+        while not stop.wait(0.002):
+            peak[0] = max(peak[0], pool.total_bytes())
+
+    t = threading.Thread(target=sample)
+    t.start()
+    try:
+        got = prover.prove_batch(pk, [(w, cc)], backend, rs=rs)[0]
+    finally:
+        stop.set()
+        t.join()
+    plan = backend.plan
+    public = cc.fr.to_ints(w[1:cc.num_inputs])
+    return {"cap": used + budget, "peak": max(peak[0], pool.total_bytes()), "split": plan.split_h,
+            "resident": sorted(plan.resident), "equal": all(np.array_equal(x, y) for x, y in
+                                                             ((got.a, want.a), (got.b, want.b), (got.c, want.c))),
+            "verified": bool(verify(PreparedVerifyingKey(pk.vk), got, public))}
+
+
+def test_the_pool_stays_under_the_cap_and_the_proof_verifies():
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, __file__, "child"], cwd=root, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-4000:]
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    assert r["split"] and r["resident"] == []
+    assert r["peak"] <= r["cap"]
+    assert r["equal"] and r["verified"]
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["child"]:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    print(json.dumps(child()))
