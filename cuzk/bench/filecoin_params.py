@@ -1,4 +1,4 @@
-"""TEST parameters of Filecoin's circuits (PoSt, PoRep) for the daemons a benchmark starts (`cuzk demo`,
+"""TEST parameters of Filecoin's circuits (PoSt, PoRep, SnapDeals) for the daemons a benchmark starts (`cuzk demo`,
 `cuzk bench batch --compare`).
 
 Written once into a cache folder by the code `cuzk setup --kind` runs
@@ -18,10 +18,12 @@ from pathlib import Path
 from cuzk.circuits.filecoin import provable
 from cuzk.circuits.filecoin.porep_config import porep_config_for
 from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
+from cuzk.circuits.filecoin.snap_config import snap_config_for
 from cuzk.engine.catalog.filecoin_post import PROOF_KINDS
 from cuzk.engine.params import filecoin_test
 
-FAMILIES = {f"{kind}-post": kind for kind in PROOF_KINDS} | {"porep": "porep"}  # window-post, winning-post, porep
+# window-post, winning-post, porep, snap
+FAMILIES = {f"{kind}-post": kind for kind in PROOF_KINDS} | {"porep": "porep", "snap": "snap"}
 
 
 def is_filecoin(spec) -> bool:
@@ -29,10 +31,13 @@ def is_filecoin(spec) -> bool:
 
 
 def config_of(spec):
-    """The config (PostConfig, PorepConfig) of a registered window-post-, winning-post- or porep-<size> circuit."""
+    """The config (PostConfig, PorepConfig, SnapConfig) of a registered window-post-, winning-post-, porep- or
+    snap-<size> circuit."""
     size = SECTOR_SIZES[spec.preset]
     if spec.family == "porep":
         return porep_config_for(size)
+    if spec.family == "snap":
+        return snap_config_for(size)
     return post_config_for(FAMILIES[spec.family], size)
 
 

@@ -17,10 +17,11 @@ Generate random Groth16 keys for a circuit, in one of two layouts:
   --params P --vk V     bellperson's .params/.vk (BLS12-381 only: that layout has no BN254
                         form), for a circom .r1cs or a compiled circuit (.pce)
   --kind K --sector-size S --params-dir D
-                        Filecoin's circuit K (window-post, winning-post, porep: StackedDRG C2)
-                        for sectors of size S: .params/.vk in bellperson's layout under the file
-                        names rust-fil-proofs gives them (v28-proof-of-spacetime-fallback-...,
-                        v28-stacked-proof-of-replication-...), where a daemon whose
+                        Filecoin's circuit K (window-post, winning-post, porep: StackedDRG C2,
+                        snap: SnapDeals' EmptySectorUpdate) for sectors of size S: .params/.vk in
+                        bellperson's layout under the file names rust-fil-proofs gives them
+                        (v28-proof-of-spacetime-fallback-..., v28-stacked-proof-of-replication-...,
+                        v28-empty-sector-update-...), where a daemon whose
                         circuits.filecoin_params is D finds them. Test keys: the network's are
                         the ceremony's (paramfetch), and proofs made with these do not verify there
   --zkey Z              a snarkjs Groth16 .zkey for a circom .r1cs (BN254 or BLS12-381, as
@@ -41,8 +42,8 @@ def register(sub) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--r1cs", type=input_file, help="circom .r1cs file")
     src.add_argument("--pce", type=input_file, help="compiled circuit (.pce); bellperson layout only")
-    src.add_argument("--kind", choices=["window-post", "winning-post", "porep"], help="a Filecoin circuit (with --sector-size "
-                     "and --params-dir)")
+    src.add_argument("--kind", choices=["window-post", "winning-post", "porep", "snap"],
+                     help="a Filecoin circuit (with --sector-size and --params-dir)")
     p.add_argument("--sector-size", help="with --kind: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB")
     p.add_argument("--params-dir", type=output_dir, help="with --kind: directory for the .params/.vk/.meta files")
     p.add_argument("--params", type=output_file, help="output bellperson .params file (with --vk)")
@@ -139,13 +140,15 @@ def _run_filecoin(args, backend) -> int:
 
 
 def _filecoin_config(kind: str, sector_size: str | None):
-    if kind == "porep":
+    if kind in ("porep", "snap"):
         from cuzk.circuits.filecoin.porep_config import porep_config_for
         from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
+        from cuzk.circuits.filecoin.snap_config import ALLOWED_SIZES, snap_config_for
 
-        if sector_size not in SECTOR_SIZES:
-            raise CuzkError(f"--sector-size: expected one of {', '.join(SECTOR_SIZES)}, got {sector_size!r}")
-        return porep_config_for(SECTOR_SIZES[sector_size])
+        sizes = SECTOR_SIZES if kind == "porep" else {k: v for k, v in SECTOR_SIZES.items() if v in ALLOWED_SIZES}
+        if sector_size not in sizes:
+            raise CuzkError(f"--sector-size: expected one of {', '.join(sizes)}, got {sector_size!r}")
+        return (porep_config_for if kind == "porep" else snap_config_for)(sizes[sector_size])
     from . import post_circuit
 
     return post_circuit.config_of(kind, sector_size)

@@ -24,20 +24,22 @@ def test_proof_kinds_map_to_the_circuits_by_sector_size(registry):
     assert cid(registry, proof_kind=ProofKind.POREP_SEAL_COMMIT) == "porep-2KiB"
     assert cid(registry, proof_kind=ProofKind.POREP_SEAL_COMMIT, registered_proof=8) == "porep-32GiB"
     assert cid(registry, proof_kind=ProofKind.POREP_SEAL_COMMIT, sector_size=512 << 20) == "porep-512MiB"
-    assert cid(registry, proof_kind=ProofKind.SNAP_DEALS_UPDATE, sector_size=8 << 20) == "snap-like-small"
+    # Filecoin's SnapDeals: by Go's abi.RegisteredUpdateProof (3 = StackedDrg32GiBV1), or sector size
+    assert cid(registry, proof_kind=ProofKind.SNAP_DEALS_UPDATE, sector_size=8 << 20) == "snap-8MiB"
+    assert cid(registry, proof_kind=ProofKind.SNAP_DEALS_UPDATE, registered_proof=3) == "snap-32GiB"
     # Filecoin's PoSt: by Go's abi.RegisteredPoStProof (12 = StackedDrgWindow512MiBV1_1), or sector size
     assert cid(registry, proof_kind=ProofKind.WINDOW_POST_PARTITION, registered_proof=12) == "window-post-512MiB"
     assert cid(registry, proof_kind=ProofKind.WINNING_POST, sector_size=2048) == "winning-post-2KiB"
     assert cid(registry, proof_kind=ProofKind.WINNING_POST, registered_proof=3) == "winning-post-32GiB"
     spec = registry.resolve(ProofRequest(proof_kind=ProofKind.POREP_SEAL_COMMIT, registered_proof=13))
     assert (spec.num_partitions, spec.batchable, spec.default_priority.name) == (10, True, "NORMAL")
-    assert registry.resolve(ProofRequest(proof_kind=ProofKind.SNAP_DEALS_UPDATE)).num_partitions == 16
+    assert registry.resolve(ProofRequest(proof_kind=ProofKind.SNAP_DEALS_UPDATE, registered_proof=3)).num_partitions == 16
 
 
 def test_circuit_ids_and_names(registry):
     assert cid(registry, circuit_id="snap-like-medium") == "snap-like-medium"
     assert cid(registry, circuit_id="winning-post", sector_size=512 << 20) == "winning-post-512MiB"
-    assert cid(registry, circuit_id="snap-like", sector_size=512 << 20) == "snap-like-medium"
+    assert cid(registry, circuit_id="snap", sector_size=512 << 20) == "snap-512MiB"
     assert registry.lookup("winning-post", "8MiB").circuit_id == "winning-post-8MiB"
     assert registry.lookup("WINDOW_POST_PARTITION", "32GiB").circuit_id == "window-post-32GiB"
     assert registry.lookup("porep-c2-like").circuit_id == "porep-c2-like-tiny"
@@ -48,7 +50,7 @@ def test_circuit_ids_and_names(registry):
 
 
 def test_unknown_sizes_and_unserved_presets_are_clear(registry):
-    with pytest.raises(UnknownCircuit, match="no preset for sector size 12345"):
+    with pytest.raises(UnknownCircuit, match="no Filecoin SnapDeals update for 12345 bytes"):
         registry.resolve(ProofRequest(proof_kind=ProofKind.SNAP_DEALS_UPDATE, sector_size=12345))
     with pytest.raises(UnknownCircuit, match="no Filecoin PoSt for 12345 bytes"):
         registry.resolve(ProofRequest(proof_kind=ProofKind.WINNING_POST, sector_size=12345))
@@ -56,8 +58,6 @@ def test_unknown_sizes_and_unserved_presets_are_clear(registry):
         registry.resolve(ProofRequest(proof_kind=ProofKind.POREP_SEAL_COMMIT, sector_size=12345))
     with pytest.raises(UnknownCircuit, match="does not match registered_proof StackedDrg2KiBV1_1"):
         registry.resolve(ProofRequest(proof_kind=ProofKind.POREP_SEAL_COMMIT, registered_proof=5, sector_size=8 << 20))
-    with pytest.raises(UnknownCircuit, match="at preset '32g'"):
-        registry.resolve(ProofRequest(proof_kind=ProofKind.SNAP_DEALS_UPDATE, sector_size=32 << 30))
     with pytest.raises(UnknownCircuit, match="unknown circuit 'synthetic-tiny'"):  # only when configured
         registry.resolve(ProofRequest(circuit_id="synthetic-tiny"))
 

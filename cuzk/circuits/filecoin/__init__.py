@@ -24,6 +24,16 @@ from these inputs verifies against Filecoin's verifying keys:
     porep_proof         one partition's vanilla proof as numpy arrays
     porep_check         which constraint a partition's proof breaks
     porep_vanilla_gen   sealed synthetic sectors and their proofs for tests
+    porep_sparse_gen    a whole sector's PoRep proofs at any size (sparse trees)
+    snap_config         RegisteredUpdateProof -> SnapConfig (partitions, challenges, h, shapes)
+    snap_circuit        the SnapDeals (EmptySectorUpdate) partition circuit, gadget by gadget
+    snap_stamped        the same partition from recorded pieces, vectorized witnesses
+    snap_proof          one SnapDeals partition's vanilla proof as numpy arrays
+    snap_vanilla_gen    whole small updated sectors and their proofs for tests
+    snap_sparse_gen     an update's partition proofs at any size (sparse trees)
+    stamp_witness       witness pieces both stamped circuits share (tree D steps, cursors)
+    porep_kind, snap_kind, post_kind, provable
+                        the circuits as the engine names, compiles and witnesses them
 
 The bincode bytes Curio sends live in cuzk.formats.filecoin.
 """

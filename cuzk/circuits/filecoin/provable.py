@@ -1,14 +1,18 @@
 """Filecoin's circuits by their config, whichever the proof: one way to name them, compile them and
-find their parameter files (a PostConfig is a PoSt partition, a PorepConfig a PoRep one)."""
+find their parameter files (a PostConfig is a PoSt partition, a PorepConfig a PoRep one, a
+SnapConfig a SnapDeals one)."""
 
 from __future__ import annotations
 
-from . import porep_circuit, porep_kind, post_circuit, post_kind
+from . import porep_circuit, porep_kind, post_circuit, post_kind, snap_circuit, snap_kind
 from .porep_config import PorepConfig
+from .snap_config import SnapConfig
 
 
 def _kind(cfg):
-    return porep_kind if isinstance(cfg, PorepConfig) else post_kind
+    if isinstance(cfg, PorepConfig):
+        return porep_kind
+    return snap_kind if isinstance(cfg, SnapConfig) else post_kind
 
 
 def circuit_id(cfg) -> str:
@@ -27,4 +31,6 @@ def compiled(cfg):
 
 def counts(cfg):
     """One partition's constraints, inputs (with ONE) and aux, from the gadgets' sizes (nothing built)."""
-    return (porep_circuit if isinstance(cfg, PorepConfig) else post_circuit).counts(cfg)
+    if isinstance(cfg, PorepConfig):
+        return porep_circuit.counts(cfg)
+    return (snap_circuit if isinstance(cfg, SnapConfig) else post_circuit).counts(cfg)

@@ -1,10 +1,11 @@
 """Test parameters of Filecoin's circuits, under the file names rust-fil-proofs gives them.
 
-`cuzk setup --kind window-post|winning-post|porep --sector-size 2KiB --params-dir D` and `cuzk demo`
+`cuzk setup --kind window-post|winning-post|porep|snap --sector-size 2KiB --params-dir D` and `cuzk demo`
 write them here: a single-party Groth16 setup of the circuit, kept as bellperson .params/.vk files
 (and the .meta rust-fil-proofs keeps beside them) named as rust-fil-proofs names them
-(`v28-proof-of-spacetime-fallback-...`, `v28-stacked-proof-of-replication-...`), where an engine
-whose circuits.filecoin_params is D reads them (catalog/filecoin_post.py, filecoin_porep.py). They are test
+(`v28-proof-of-spacetime-fallback-...`, `v28-stacked-proof-of-replication-...`,
+`v28-empty-sector-update-...`), where an engine whose circuits.filecoin_params is D reads them
+(catalog/filecoin_post.py, filecoin_porep.py, filecoin_snap.py). They are test
 keys: the network's are the ceremony's (paramfetch), and proofs made with these do not verify
 there.
 """
@@ -20,7 +21,8 @@ from cuzk.groth16 import setup
 
 
 def stem(cfg, directory) -> Path:
-    """The .params/.vk/.meta files' common path for the circuit of `cfg` (a PostConfig or PorepConfig)."""
+    """The .params/.vk/.meta files' common path for the circuit of `cfg` (a PostConfig, PorepConfig or
+    SnapConfig)."""
     return Path(directory) / provable.parameter_stem(cfg)
 
 

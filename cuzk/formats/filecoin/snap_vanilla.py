@@ -302,12 +302,7 @@ def check_partition_proof(proof: SnapPartitionProof, cfg: SnapConfig | int, k: i
            (("comm_r_old", comm_r_old), ("comm_d_new", comm_d_new), ("comm_r_new", comm_r_new))}
     _check_canonical(proof, where)
     _check_paths(proof, where)
-    ch = derive_challenges(cfg, pub["comm_r_new"], k)
-    bad = np.flatnonzero(proof.challenges != ch)
-    if bad.size:
-        i = int(bad[0])
-        raise FormatError(f"{where}: challenge {i}: proof_r_old: path opens leaf {int(proof.challenges[i])}, "
-                          f"but the challenged leaf is {int(ch[i])}")
+    # the commitments first: a wrong public value also moves the challenges (derived from comm_r_new)
     for name, root in (("comm_r_old", proof.r_old.roots[0]), ("comm_r_new", proof.r_new.roots[0])):
         calc = _int(comm_r_of(proof.comm_c, root)[0])
         if calc != pub[name]:
@@ -315,6 +310,12 @@ def check_partition_proof(proof: SnapPartitionProof, cfg: SnapConfig | int, k: i
                               f"is not the public {name}")
     if _int(proof.d_new.roots[0]) != pub["comm_d_new"]:
         raise FormatError(f"{where}: challenge 0: proof_d_new: root is not the public comm_d_new")
+    ch = derive_challenges(cfg, pub["comm_r_new"], k)
+    bad = np.flatnonzero(proof.challenges != ch)
+    if bad.size:
+        i = int(bad[0])
+        raise FormatError(f"{where}: challenge {i}: proof_r_old: path opens leaf {int(proof.challenges[i])}, "
+                          f"but the challenged leaf is {int(ch[i])}")
     f = fr()
     rho = rhos(cfg, phi(pub["comm_d_new"], pub["comm_r_old"]), h, ch)
     calc = f.add(to_mont(proof.r_old.leaves), f.mul(to_mont(proof.d_new.leaves), rho))

@@ -1,0 +1,72 @@
+"""Filecoin's SnapDeals (EmptySectorUpdate) partition as a provable thing: id, compiled circuit,
+witness, parameter name.
+
+One circuit per sector size, `snap-<size>` (snap-32GiB: sixteen partitions of 81,049,499
+constraints); every partition of an update is the same circuit (the partition index k is a
+public input), so a size has one parameter file, named as rust-fil-proofs names it
+(`snap_config.parameter_stem`: v28-empty-sector-update-merkletree-poseidon_hasher-...). The
+compiled circuit and the witnesses come from the stamped partition (`snap_stamped`).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+
+from cuzk.errors import FormatError
+
+from ..fr_bytes import CURVE, ints
+from . import snap_circuit, snap_stamped
+from .snap_config import SnapConfig, snap_config_for
+
+CIRCUIT_VERSION = 1  # bump when the circuit's wiring changes (invalidates cached .pce files)
+
+
+def circuit_id(cfg: SnapConfig) -> str:
+    return f"snap-{cfg.size_name}"
+
+
+def parameter_stem(cfg: SnapConfig) -> str:
+    return cfg.parameter_stem()
+
+
+def inputs(cfg: SnapConfig, proof, k: int, h: int, comm_r_old, comm_d_new, comm_r_new) -> snap_circuit.SnapInputs:
+    """A decoded `snap_proof.SnapPartitionProof` of partition k and the update's public values as the
+    circuit's arrays; FormatError on a node >= r."""
+    try:
+        return snap_circuit.SnapInputs.from_proof(cfg, proof, k, h, comm_r_old, comm_d_new, comm_r_new)
+    except ValueError as exc:
+        raise FormatError(f"partition {k}: {exc}") from None
+
+
+def witness(cfg: SnapConfig, x: snap_circuit.SnapInputs, out: np.ndarray | None = None) -> tuple[np.ndarray, list[int]]:
+    """(w = [1, inputs..., aux...] Montgomery, public inputs) of one partition."""
+    from cuzk.r1cs import WitnessCS
+    from cuzk.r1cs.witness_phases import phase
+
+    cs = WitnessCS(CURVE)
+    snap_stamped.synthesize(cs, cfg, x)
+    with phase("witness assembled (w)"):
+        w = cs.witness(out)
+    return w, ints(w[1 : cs.num_inputs])
+
+
+def cache_path(cfg: SnapConfig) -> Path:
+    from cuzk.field.codegen import cache_dir
+
+    return cache_dir().parent / "circuits" / f"{circuit_id(cfg)}-v{CIRCUIT_VERSION}.pce"
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(size: int):
+    from cuzk.r1cs.compile_cache import load_or_compile
+
+    cfg = snap_config_for(size)
+    return load_or_compile(cache_path(cfg), CURVE, lambda cs: snap_stamped.synthesize(cs, cfg))
+
+
+def compiled(cfg: SnapConfig):
+    """The partition circuit, cached in memory and on disk (keyed by its wiring version)."""
+    return _compiled(cfg.sector_size)
