@@ -5,7 +5,7 @@
 # process (one circuit, witness and key: its synthesis alone takes ~2.5 min), ms per partition and the
 # device's peak memory for each.
 #
-#   scripts/device/bench_memory.sh [check] [test] [prove27]   (default: all three, in order)
+#   scripts/device/bench_memory.sh [check] [prove27] [test]   (default: all three, in this order)
 #
 # check:   `bench prove --sizes 20 --verify-up-to 20 --device-memory 512MiB,card`: at 512 MiB A, L and H are
 #          streamed and H split at 2^20 (the plan line says so); both budgets' proofs verified.
@@ -16,20 +16,21 @@
 #          ms, the plan, and "device peak" (the driver's used bytes sampled every 20 ms, what nvidia-smi
 #          reads); smi_peak after the step is the largest of the three (nvidia-smi itself).
 #
-# Environment: BUDGETS (16GiB,24GiB,card), CHECK_S (150), TEST_S (120), and common.sh's (OUT, LOG,
-# CALL_S: the 2^27 step gets what is left, ~5 min). Back under $OUT: log.txt, check.json, prove27.json,
+# Environment: BUDGETS (16GiB,24GiB,card), CHECK_S (120), PROVE27_S (what is left less TEST_S), TEST_S (90),
+# and common.sh's (OUT, LOG, CALL_S: 585 s in all; the 2^27 step gets ~6 min: its synthesis ~2.5, the
+# random key ~1, 10 proofs). Back under $OUT: log.txt, check.json, prove27.json,
 # cache/ (at most 8 files: keep it so).
 cd "$(dirname "$0")/../.." || exit 1
 CURVES=${CURVES:-bls12_381}
 . scripts/device/common.sh
-[ $# -gt 0 ] || set -- check test prove27
+[ $# -gt 0 ] || set -- check prove27 test
 for step in "$@"; do
   echo "== $step" | tee -a "$LOG"; smi_start
   case $step in
-    check) timeout "${CHECK_S:-150}" python3 -m cuzk bench prove --backend cuda --sizes 20 --verify-up-to 20 \
+    check) timeout "${CHECK_S:-120}" python3 -m cuzk bench prove --backend cuda --sizes 20 --verify-up-to 20 \
              --repeat 1 --device-memory 512MiB,card --json "$OUT/check.json" ;;
-    test) timeout "${TEST_S:-120}" python3 -m pytest -q -m gpu tests/groth16/test_gpu_memory_budget.py ;;
-    prove27) timeout "$(left)" python3 -m cuzk bench prove --backend cuda --sizes 27 --repeat 1 \
+    test) timeout "${TEST_S:-$(left)}" python3 -m pytest -q -m gpu tests/groth16/test_gpu_memory_budget.py ;;
+    prove27) timeout "${PROVE27_S:-$(( $(left) - ${TEST_S:-90} ))}" python3 -m cuzk bench prove --backend cuda --sizes 27 --repeat 1 \
                --device-memory "${BUDGETS:-16GiB,24GiB,card}" --json "$OUT/prove27.json" ;;
     *) echo "unknown step $step: check, test, prove27"; exit 2 ;;
   esac 2>&1 | tee -a "$LOG"
