@@ -210,9 +210,11 @@ class Engine(ProvingEngine):
         job.parsed = parsed
         job.on_terminal.append(self._on_terminal)
         need = host_working_bytes(spec, self.rows_on_device(spec))
-        if need > self.budget.total:
-            raise BudgetTooSmall(f"{spec.circuit_id}: one partition needs {format_size(need)} of working memory but "
-                                 f"the budget (memory.total_budget) is {format_size(self.budget.total)}")
+        params = self.srs.known_bytes(spec.circuit_id) or 0  # hot beside the working set while it proves
+        if need + params > self.budget.total:
+            beside = f" beside its parameters' {format_size(params)}" if params else ""
+            raise BudgetTooSmall(f"{spec.circuit_id}: one partition needs {format_size(need)} of working memory{beside} "
+                                 f"but the budget (memory.total_budget) is {format_size(self.budget.total)}")
         with self._admit:
             stored, created = self.store.get(job_id), False
             if stored is None:

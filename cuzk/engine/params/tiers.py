@@ -112,6 +112,19 @@ class SrsManager:
     def known(self, circuit_id: str) -> bool:
         return circuit_id in self._entries
 
+    def known_bytes(self, circuit_id: str) -> int | None:
+        """Decoded bytes of the circuit's parameters (what they take hot) where that is known without
+        reading a file: its key is open (warm or hot) or in memory; else None. Submit adds them to
+        a job's working memory to refuse a job that can never fit (issue 44)."""
+        with self._lock:
+            entry = self._entries.get(circuit_id)
+        if entry is None:
+            return None
+        if entry.hot_bytes:
+            return entry.hot_bytes
+        pk = entry.pk if entry.pk is not None else getattr(entry.source, "pk", None)
+        return None if pk is None else entry.source.decoded_bytes(pk)
+
     def lease(self, circuit_id: str) -> SrsLease:
         with self._lock:
             entry = self._entries.get(circuit_id)
