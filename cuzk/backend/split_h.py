@@ -57,25 +57,23 @@ def quotient(ops: SplitOps, fr, a, b, c, n: int, shift: int, scale: int | None, 
         pointwise(x, shift % p, 1, False)
         return ops.ntt(x, inverse=False)
 
-    if to_coefficients:  # t = (icoset(A' B') - C) s: C's coefficients times s, parked first
-        x = ops.ntt(ops.load(c, n), inverse=True)
-        pointwise(x, 1, s, True)
-        cs = ops.park(x)
+    def product_on_coset():  # A' B': A's evaluations parked while B's are computed, then multiplied in
         ae = ops.park(on_coset(a))
         x = on_coset(b)
         for lo, hi in parts:
             ops.mul_parked(x, lo, hi, ae)
-        del ae
-        x = ops.ntt(x, inverse=True)
+        return x
+
+    if to_coefficients:  # t = (icoset(A' B') - C) s: C's coefficients times s, parked first
+        x = ops.ntt(ops.load(c, n), inverse=True)
+        pointwise(x, 1, s, True)
+        cs = ops.park(x)
+        x = ops.ntt(product_on_coset(), inverse=True)
         pointwise(x, pow(shift, -1, p), s, True, cs)
         return ops.head(x, count)
     ce = on_coset(c)  # t = (A' B' - C') s, evaluations on the coset
     pointwise(ce, 1, s, True)
     ce = ops.park(ce)
-    ae = ops.park(on_coset(a))
-    x = on_coset(b)
-    for lo, hi in parts:
-        ops.mul_parked(x, lo, hi, ae)
-    del ae
+    x = product_on_coset()
     pointwise(x, 1, s, True, ce)
     return ops.head(x, count)
