@@ -11,11 +11,13 @@ page-locked (the engine's hot SRS tier, CuPy's pinned pool) are used as they are
 
 from __future__ import annotations
 
+import logging
 import threading
 
 import cupy as cp
 import numpy as np
 
+log = logging.getLogger(__name__)
 HOST_ALREADY_REGISTERED = 712  # cudaErrorHostMemoryAlreadyRegistered
 
 
@@ -30,7 +32,8 @@ class PinnedHost:
         return (a.ctypes.data, a.shape, a.dtype.str, a[:1].tobytes(), a[-1:].tobytes())
 
     def get(self, a: np.ndarray) -> np.ndarray:
-        """`a` itself, page-locked (registered on first use and kept so until evicted)."""
+        """`a` itself, page-locked where the driver allows it (registered on first use and kept so
+        until evicted)."""
         a = np.ascontiguousarray(a)
         if a.nbytes == 0:
             return a
@@ -43,9 +46,11 @@ class PinnedHost:
                 cp.cuda.runtime.hostRegister(a.ctypes.data, a.nbytes, 0)
                 ours = True
             except cp.cuda.runtime.CUDARuntimeError as exc:
+                # page-locked already (pinned pool, hot SRS tier); or memory the driver will not lock
+                # (a read-only mapping of a compiled circuit's file): copied from where it is, slower
+                ours = False
                 if exc.status != HOST_ALREADY_REGISTERED:
-                    raise
-                ours = False  # page-locked already (pinned pool, hot SRS tier)
+                    log.info("cannot page-lock %d bytes of host memory (%s): its uploads are staged", a.nbytes, exc)
             if len(self._store) >= self.limit:
                 self._release(self._store.pop(next(iter(self._store))))
             self._store[key] = (a, ours)
