@@ -16,7 +16,8 @@
 #          ms, the plan, and "device peak" (the driver's used bytes sampled every 20 ms, what nvidia-smi
 #          reads); smi_peak after the step is the largest of the three (nvidia-smi itself).
 #
-# Environment: BUDGETS (16GiB,24GiB,card), CHECK_S (120), PROVE27_S (what is left less TEST_S), TEST_S (90),
+# Environment: KIND=porep (the 2^27 step on partition 0 of Filecoin's real PoRep circuit, SIZE 32GiB, from a
+# generated C1 output, instead of stamped SHA-256), BUDGETS (16GiB,24GiB,card), CHECK_S (120), PROVE27_S (what is left less TEST_S), TEST_S (90),
 # and common.sh's (OUT, LOG, CALL_S: 585 s in all; the 2^27 step gets ~6 min: its synthesis ~2.5, the
 # random key ~1, 10 proofs). Back under $OUT: log.txt, check.json, prove27.json,
 # cache/ (at most 8 files: keep it so).
@@ -30,7 +31,8 @@ for step in "$@"; do
     check) timeout "${CHECK_S:-120}" python3 -m cuzk bench prove --backend cuda --sizes 20 --verify-up-to 20 \
              --repeat 1 --device-memory 512MiB,card --json "$OUT/check.json" ;;
     test) timeout "${TEST_S:-$(left)}" python3 -m pytest -q -m gpu tests/groth16/test_gpu_memory_budget.py ;;
-    prove27) timeout "${PROVE27_S:-$(( $(left) - ${TEST_S:-90} ))}" python3 -m cuzk bench prove --backend cuda --sizes 27 --repeat 1 \
+    prove27) what=(--sizes 27); [ -n "${KIND:-}" ] && what=(--kind "$KIND" --sector-size "${SIZE:-32GiB}")
+             timeout "${PROVE27_S:-$(( $(left) - ${TEST_S:-90} ))}" python3 -m cuzk bench prove --backend cuda "${what[@]}" --repeat 1 \
                --device-memory "${BUDGETS:-16GiB,24GiB,card}" --json "$OUT/prove27.json" ;;
     *) echo "unknown step $step: check, test, prove27"; exit 2 ;;
   esac 2>&1 | tee -a "$LOG"
