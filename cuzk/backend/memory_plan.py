@@ -35,6 +35,11 @@ SORT_BYTES = 176  # device scratch per MSM scalar of a chunk: digit keys and sor
 STREAM_TARGET = 1 << 30  # bytes of bases per streamed chunk when the budget allows (~2^23 G1 points):
                          # long enough that a chunk's MSM hides the next chunk's upload
 ELEMENTWISE_TARGET = 1 << 22  # Fr elements per pointwise step of the split H (128 MiB chunks)
+ACC_THREADS_MAX = 6144 * 144  # the accumulation's threads at most (cuda/msm.py: ACC_WAVES * ACC_BLOCKS *
+                              # ACC_THREADS per SM, 144 SMs bounding the H100/H200's 132); each keeps a
+                              # first and a last XYZZ point
+RESERVE = 16  # 1/RESERVE of the budget is left out of the plan: fragmentation and what the model misses
+              # (measured on an H100, 2026-12-06: a plan at the full budget ran out at 2^20 and 2^27)
 ORDER = ("b_g2", "b_g1", "a", "l", "h")  # residency preference: the sparse MSMs first (their upload
                                          # would not hide behind their short kernels), H's last
 
@@ -117,10 +122,11 @@ def whole_h_bytes(s: ProofShape) -> int:
 def split_h_bytes(s: ProofShape, elementwise: int, matrices_resident: bool) -> int:
     """H one vector at a time, beside the witness: while a row vector is evaluated, the matrix (one
     at a time unless all are resident) and the zero-padded vector; while it is transformed, the
-    vector, the transform's scratch (its last pass cannot write in place), the twiddles (n/2),
-    and per pointwise chunk three cached power tables, a scaled one and a parked vector's chunk."""
+    vector, the transform's scratch (its last pass cannot write in place), and per pointwise chunk
+    three cached power tables, a scaled one and a parked vector's chunk; throughout, the twiddles
+    of both directions (n/2 each), which ntt.py keeps once built."""
     mats = sum(s.matrices) if matrices_resident else max(s.matrices, default=0)
-    return FR * s.num_vars + max(FR * s.n + mats, int(FR * 2.5 * s.n) + 5 * FR * elementwise)
+    return FR * (s.num_vars + s.n) + max(FR * s.n + mats, FR * 2 * s.n + 5 * FR * elementwise)
 
 
 def bucket_bytes(points: int, point_bytes: int) -> int:
@@ -141,8 +147,9 @@ def msm_bytes(s: ProofShape, chunk_bytes: int, streamed: bool, buckets: bool = T
     for pb in {pb for _, pb in s.bases.values()}:
         most = max(c for c, b in s.bases.values() if b == pb)
         points = min(chunk_bytes // pb, most)
-        worst = max(worst, SORT_BYTES * points + (bucket_bytes(points, pb) if buckets else 0))
-    cached = FR * s.n // 2 if split else FR * s.n * 5 // 2
+        acc = 2 * min(-(-points * 17 // 16), ACC_THREADS_MAX) * 2 * pb if buckets else 0  # first, last
+        worst = max(worst, SORT_BYTES * points + (bucket_bytes(points, pb) if buckets else 0) + acc)
+    cached = FR * s.n if split else FR * s.n * 3  # twiddles both ways; whole: the two coset tables too
     return (FR * (s.num_vars + max(s.n, s.num_vars)) + s.indices + cached + worst
             + (2 * chunk_bytes if streamed else 0))
 
@@ -155,14 +162,15 @@ def plan(s: ProofShape, budget: int | None, min_chunk_bytes: int = 1 << 16,
     CPU backend's MSM keeps its own on the host)."""
     if budget is None:
         return None
-    budget = int(budget)
+    cap = int(budget)
+    budget = cap - cap // RESERVE
     total = s.base_bytes
     largest = max((c * pb for c, pb in s.bases.values()), default=0)
     # everything resident, H whole, every MSM in one piece: today's path, tables in what is left
     whole_chunk = largest
     need = total + max(whole_h_bytes(s), msm_bytes(s, whole_chunk, False, buckets, False))
     if need <= budget:
-        return MemoryPlan(budget, frozenset(s.bases), whole_chunk, False, s.n, True, True, budget - need)
+        return MemoryPlan(cap, frozenset(s.bases), whole_chunk, False, s.n, True, True, budget - need)
     elementwise = min(s.n, max(min_elementwise, ELEMENTWISE_TARGET))
     mats_resident = split_h_bytes(s, elementwise, True) <= budget // 2
     h_need = whole_h_bytes(s) if whole_h_bytes(s) <= budget // 2 else split_h_bytes(s, elementwise, mats_resident)
@@ -176,8 +184,8 @@ def plan(s: ProofShape, budget: int | None, min_chunk_bytes: int = 1 << 16,
     if h_need > budget or chunk < min_chunk_bytes:
         floor = max(h_need, msm_bytes(s, min_chunk_bytes, True, buckets, split))
         raise MemoryBudgetError(
-            f"a device-memory budget of {_gib(budget)} is too small for this proof (domain 2^{s.n.bit_length() - 1}, "
-            f"{s.num_vars} variables): it needs at least {_gib(floor)}, every base streamed in chunks")
+            f"a device-memory budget of {_gib(cap)} is too small for this proof (domain 2^{s.n.bit_length() - 1}, "
+            f"{s.num_vars} variables): it needs at least {_gib(floor * RESERVE // (RESERVE - 1))}, every base streamed in chunks")
     resident: set[str] = set()
     used = 0
     for name in ORDER:  # the rest of the budget, greedily, beside the larger of the phases
@@ -189,7 +197,7 @@ def plan(s: ProofShape, budget: int | None, min_chunk_bytes: int = 1 << 16,
     streaming = len(resident) < len(s.bases)
     peak = used + max(h_need, msm_bytes(s, chunk, streaming, buckets, split))
     prefetch = peak + FR * s.num_vars <= budget
-    return MemoryPlan(budget, frozenset(resident), chunk, split, elementwise, mats_resident, prefetch,
+    return MemoryPlan(cap, frozenset(resident), chunk, split, elementwise, mats_resident, prefetch,
                       max(0, budget - peak) if not streaming else 0)
 
 

@@ -68,6 +68,7 @@ def quotient(ops: SplitOps, fr, a, b, c, n: int, shift: int, scale: int | None, 
         x = ops.ntt(ops.load(c, n), inverse=True)
         pointwise(x, 1, s, True)
         cs = ops.park(x)
+        del x  # parked: the device copy must go before A's and B's vectors come (4 GiB at 2^27)
         x = ops.ntt(product_on_coset(), inverse=True)
         pointwise(x, pow(shift, -1, p), s, True, cs)
         return ops.head(x, count)

@@ -42,7 +42,7 @@ def test_a_budget_that_holds_everything_keeps_todays_path():
     assert p.table_room > 0
 
 
-@pytest.mark.parametrize("gib", [16, 24, 40])
+@pytest.mark.parametrize("gib", [24, 40])
 def test_a_sector_partition_fits_the_cards_storage_providers_own(gib):
     s = sector_shape()
     p = mp.plan(s, gib * GiB)
@@ -51,6 +51,15 @@ def test_a_sector_partition_fits_the_cards_storage_providers_own(gib):
     phases = max(mp.split_h_bytes(s, p.elementwise, p.matrices_resident),
                  mp.msm_bytes(s, p.chunk_bytes, True, True, True))
     assert resident + phases <= gib * GiB
+
+
+def test_16_gib_is_refused_while_h_keeps_the_witness_and_both_twiddle_tables_on_the_device():
+    # the split H holds the witness (4.4 GB), the twiddles of both directions (4.3 GB), a vector and the
+    # transform's scratch (8.6 GB) at once: 17.3 GB over 16 GiB; measured on an H100 on 2026-12-06 (the
+    # plan of the day before, which left the twiddles' second half and the accumulation's scratch out,
+    # ran out of memory at 15.0 GB allocated of a 16 GiB cap)
+    with pytest.raises(mp.MemoryBudgetError, match=r"budget of 16\.00 GiB is too small .* needs at least 1[78]\."):
+        mp.plan(sector_shape(), 16 * GiB)
 
 
 def test_a_budget_below_one_chunk_is_one_clear_error():

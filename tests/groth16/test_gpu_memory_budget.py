@@ -38,18 +38,20 @@ def child() -> dict:
     gc.collect()  # the unconstrained backends (their resident bases) go back to the pool, then to the device
     pool.free_all_blocks()
     shape = mp.shape_of(pk, cc)
+    # what this process's earlier backends left in the pool (NTT tables the module keeps): the cap goes
+    # on top of it, and the capped backend plans with the cap, so the search plans with it too
+    used = pool.total_bytes()
     limits = {"min_chunk_bytes": 1 << 16, "min_elementwise": 1 << 10, "buckets": True}
     budget = None
     for mib in range(64, 1, -1):  # the largest budget whose plan streams everything and splits H
         try:
-            p = mp.plan(shape, mib << 20, **limits)
+            p = mp.plan(shape, used + (mib << 20), **limits)
         except mp.MemoryBudgetError:
             continue
         if p.split_h and not p.resident and p.chunk_points(96) < shape.n // 2:
             budget = mib << 20
             break
     assert budget is not None, "no budget forces every streaming path"
-    used = pool.total_bytes()  # the unconstrained backends' resident bases: the cap is on top of them
     backend = CudaBackend(memory_limit=used + budget)
     peak, stop = [pool.total_bytes()], threading.Event()
 
