@@ -89,53 +89,34 @@ def circuit_path(args: argparse.Namespace) -> Path:
 
 
 def unsatisfied(zkey, wtns, ab, args: argparse.Namespace) -> str | None:
-    """The first constraint the witness fails, or None.
-
-    The prover evaluates a = A.w, b = B.w and a * b from the key anyway
-    (`ab`, cuzk's row order), so the check is one SpMV, c = C.w with C read
-    alone from the .r1cs, and the compare a * b == c on the circuit's rows (the rows snarkjs appends for
-    the public signals have B = C = 0 and always hold). The key's A and B
-    are the circuit's when the key was made for it; sizes are checked.
-    """
-    import numpy as np
-
+    """The first constraint the witness fails, or None (cuzk.formats.witness_check): a.w and b.w
+    are the prover's own (`ab`), C is read alone from the circuit's .r1cs."""
     from cuzk.formats.circom_r1cs import read_r1cs_c  # numba kernels: loaded when proving
+    from cuzk.formats.witness_check import check_matches, first_unsatisfied
 
     path = circuit_path(args)
     circ = _guard(read_r1cs_c, path)
-    if circ.curve != zkey.curve.name:
-        raise FormatError(f"{wtns.path}: witness is over {wtns.curve}, circuit {path} over {circ.curve}")
-    if circ.n_wires != len(wtns):
-        raise FormatError(f"{wtns.path}: witness has {len(wtns)} values, circuit has {circ.n_wires} wires")
-    rows = circ.n_constraints + zkey.num_inputs
-    if rows != zkey.matrices.num_rows or circ.n_public != zkey.n_public:
-        raise FormatError(f"{path}: {circ.n_constraints} constraints over {circ.curve}, but the key {zkey.path} "
-                          f"is for {zkey.matrices.num_rows - zkey.num_inputs} over {zkey.curve.name}: "
-                          "not the key's circuit")
-    c = _spmv(circ, wtns.values)
-    ab = zkey.matrices.in_snarkjs_order(ab)[: circ.n_constraints]
-    bad = np.flatnonzero(~np.all(ab == c, axis=1))
-    return f"constraint {int(bad[0])}" if len(bad) else None
-
-
-def _spmv(circ, w):
-    from cuzk.backend import get_backend
-
-    c = circ.c
-    return get_backend("cpu").spmv(circ.curve, c.indptr, c.cols, c.coeff_idx, circ.coeff_table, w)
+    check_matches(zkey, circ, len(wtns), str(wtns.path), wtns.curve, str(path))
+    bad = first_unsatisfied(zkey, circ, wtns.values, ab)
+    return None if bad is None else f"constraint {bad}"
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
     from cuzk.backend import get_backend
     from cuzk.formats.snarkjs_json import write_proof, write_public
     from cuzk.formats.wtns import read_wtns
-    from cuzk.formats.zkey import read_zkey
+    from cuzk.formats.zkey import key_shape, read_zkey
     from cuzk.groth16.prover import prove
+
+    from . import first_run
 
     t0 = time.perf_counter()
     ph = _Phases()
     backend = get_backend(args.backend)
-    zkey = _guard(read_zkey, args.zkey)
+    shape = key_shape(args.zkey)
+    if shape and first_run.before(f"prove-{shape[0]}-{backend.name}", "cuzk prove", shape[1].bit_length() - 1):
+        ph.lap("compile")  # once on a fresh machine
+    zkey = _guard(read_zkey, args.zkey, False)  # the key's points trusted, as snarkjs and rapidsnark do
     wtns = _guard(read_wtns, args.wtns)
     zkey.check_witness(wtns.curve, len(wtns), str(args.wtns))
     w = wtns.values

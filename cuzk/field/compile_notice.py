@@ -138,6 +138,16 @@ def after(delay_s: float, message: str) -> threading.Timer:
     return timer
 
 
+def forget() -> None:
+    """In a forked worker process: stop listening (the parent announces the workers' compiles), so
+    that no lock the parent's ticker thread held at the fork is ever waited on here."""
+    global _installed, _muted
+    _muted += 1
+    if _installed is not None:
+        event.unregister("numba:compile", _installed)
+        _installed = None
+
+
 def install(cache: str) -> CompileNotice | None:
     """Listen for numba compiles in this process (once), unless CUZK_PROGRESS=0."""
     global _installed

@@ -35,6 +35,12 @@ def field_kernels(curve: str):
     return build_module(f"{curve}_field", field_source(curve))
 
 
+# Up to this many elements, from_ints / to_ints convert in Python (a multiplication mod p each):
+# the few values at the edges (a proof's points, the public signals, constants) then need no
+# Montgomery kernel, which a one-shot command would otherwise load (or, on a first run, compile).
+PYTHON_CONVERSION_MAX = 1024
+
+
 def _as2d(x: np.ndarray, width: tuple[int, ...]):
     x = np.ascontiguousarray(x, dtype=np.uint64)
     if x.shape[-len(width):] != width:
@@ -79,13 +85,23 @@ class PrimeField:
 
     def from_ints(self, values) -> np.ndarray:
         """Montgomery uint64[n, L] from ints (reduced mod p)."""
-        return self.to_mont(self.canonical_from_ints(int(v) % self.p for v in values))
+        values = [int(v) % self.p for v in values]
+        if len(values) <= PYTHON_CONVERSION_MAX:
+            return self.canonical_from_ints(v * self.params.R % self.p for v in values)
+        return self.to_mont(self.canonical_from_ints(values))
 
     def from_int(self, value: int) -> np.ndarray:
         return self.from_ints([value])[0]
 
     def to_ints(self, arr: np.ndarray) -> list[int]:
+        arr = np.asarray(arr)
+        if arr.size <= PYTHON_CONVERSION_MAX * self.limbs:
+            return [v * self._r_inverse % self.p for v in self.canonical_to_ints(arr)]
         return self.canonical_to_ints(self.from_mont(arr))
+
+    @functools.cached_property
+    def _r_inverse(self) -> int:
+        return pow(self.params.R, -1, self.p)
 
     def to_int(self, arr: np.ndarray) -> int:
         return self.to_ints(np.asarray(arr).reshape(1, self.limbs))[0]

@@ -108,10 +108,18 @@ class ZkeyContributions:
 
 
 class ZKey:
-    """An opened .zkey: header and verifying key read, the rest on demand."""
+    """An opened .zkey: header and verifying key read, the rest on demand.
 
-    def __init__(self, path):
+    `check_points=False` trusts the key's points, as snarkjs's and rapidsnark's provers do:
+    coordinates are still checked below the base field prime, but not that the points lie on the
+    curve (and, for the header's and IC's, in the prime-order subgroup). A one-shot `cuzk prove`
+    opens its key so: the checks are no part of proving, and their kernels (G2's subgroup check
+    above all) cost a first run on a fresh machine 10 s of compiling and every run their loading
+    time. A daemon, which keeps the key, checks it once when it opens it."""
+
+    def __init__(self, path, check_points: bool = True):
         self.path = str(path)
+        self.check_points = check_points
         where = self.path
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
@@ -131,7 +139,7 @@ class ZKey:
         self._read_groth16_header()
         require(self.sections, range(3, 10), where, SECTION_NAMES)
         self._check_section_sizes()
-        ic = self._points(3, self.curve.g1, self.n_public + 1, check_subgroup=True)
+        ic = self._points(3, self.curve.g1, self.n_public + 1, check_subgroup=check_points)
         self.vk = VerifyingKey(
             curve=self.curve, alpha_g1=self._alpha1, beta_g1=self._beta1, beta_g2=self._beta2,
             gamma_g2=self._gamma2, delta_g1=self._delta1, delta_g2=self._delta2, ic=ic,
@@ -204,7 +212,7 @@ class ZKey:
             raise FormatError(f"{where}: {label}: {end - off} unexpected bytes after delta2")
 
     def _header_point(self, pos: int, group: Group, name: str) -> np.ndarray:
-        pt = self._decode(pos, group, 1, f"{self._label(2)} {name}", check_subgroup=True)[0]
+        pt = self._decode(pos, group, 1, f"{self._label(2)} {name}", check_subgroup=self.check_points)[0]
         if not pt.any():
             raise ValidationError(f"{self.path}: {self._label(2)}: {name} is the point at infinity")
         return pt
@@ -240,6 +248,8 @@ class ZKey:
         if _first_not_below(pts.reshape(-1, limbs), p) >= 0:  # one pass; the full mask only to name them
             ok = fq.is_canonical(pts.reshape(-1, limbs)).reshape(count, -1).all(axis=1)
             raise FormatError(f"{self.path}: {what}: {describe_indices(~ok)}: coordinate not below the base field prime")
+        if not (self.check_points or check_subgroup):  # an explicit subgroup check (validate) checks all
+            return pts
         on = group.is_on_curve(pts)
         if not on.all():
             raise ValidationError(f"{self.path}: {what}: {describe_indices(~on)}: point is not on the curve")
@@ -289,7 +299,7 @@ class ZKey:
         p = np.array(fq.params.to_limbs(fq.p), dtype=np.uint64)
         bad = _gather_rows(words, np.ascontiguousarray(vars_, dtype=np.int64), out.reshape(len(vars_), width), p, limbs)
         del words
-        if bad < 0 and group.is_on_curve(out).all():
+        if bad < 0 and (not self.check_points or group.is_on_curve(out).all()):
             return out
         pts = self.points(name)  # raises, naming the points, unless only a stray base is wrong
         rest = np.ones(self.n_vars, dtype=bool)
@@ -610,8 +620,27 @@ def _coeff_fill(buf, start, count, positions, num_rows, cls, cursor, cols, idx, 
             b_seen[sig] = True
 
 
-def read_zkey(path) -> ZKey:
-    """Open a snarkjs Groth16 .zkey (header, IC and vk read; the rest lazily)."""
+def key_shape(path) -> tuple[str, int] | None:
+    """(curve name, domain size) of a .zkey from its section table and header alone (no decoding,
+    no kernels: a command asks before it compiles anything); None for a file that is not a readable
+    key (opening it then says why)."""
+    try:
+        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            off, size = scan_sections(mm, ZKEY_MAGIC, ZKEY_VERSION, str(path), SECTION_NAMES)[2]
+            u32 = lambda pos: int.from_bytes(mm[pos : pos + 4], "little")  # noqa: E731
+            n8q = u32(off)
+            n8r = u32(off + 4 + n8q) if size >= 8 + n8q else 0
+            domain_at = off + 8 + n8q + n8r + 8
+            if domain_at + 4 > off + size:
+                return None
+            curve = curve_of_prime(int.from_bytes(mm[off + 4 : off + 4 + n8q], "little"), str(path), field="fq")
+            return curve.name, u32(domain_at)
+    except (OSError, ValueError, KeyError, FormatError):
+        return None
+
+
+def read_zkey(path, check_points: bool = True) -> ZKey:
+    """Open a snarkjs Groth16 .zkey (header, IC and vk read; the rest lazily); `check_points`: see ZKey."""
     if not Path(path).is_file():
         raise FormatError(f"{path}: no such file")
-    return ZKey(path)
+    return ZKey(path, check_points)

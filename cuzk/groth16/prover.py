@@ -19,6 +19,7 @@ from contextlib import nullcontext
 import numpy as np
 
 from cuzk.backend import get_backend
+from cuzk.backend.cpu.msm import msm as cpu_msm
 
 from cuzk.r1cs.compiled import CompiledCircuit
 
@@ -73,7 +74,6 @@ def prove_batch(pk: ProvingKey, jobs, backend=None, rs=None, device_lock=None) -
     plan = backend.prepare(pk, next((abc for _, abc in jobs if isinstance(abc, CompiledCircuit)), None))
     prefetching = prefetching and (plan is None or plan.prefetch)
     curve = pk.curve
-    fr, g1, g2 = curve.fr, curve.g1, curve.g2
     n = pk.domain_size
     several = len(jobs) > 1
 
@@ -133,11 +133,10 @@ def prove_batch(pk: ProvingKey, jobs, backend=None, rs=None, device_lock=None) -
             r = _rand_fr(curve) if r is None else r
             s = _rand_fr(curve) if s is None else s
             vk = pk.vk
-            A = _sum(g1, [vk.alpha_g1, a_acc, _mul(g1, pk.delta_g1, r)])
-            B = _sum(g2, [vk.beta_g2, b2_acc, _mul(g2, vk.delta_g2, s)])
-            B1 = _sum(g1, [pk.beta_g1, b1_acc, _mul(g1, pk.delta_g1, s)])
-            C = _sum(g1, [l_acc, h_acc, _mul(g1, A, s), _mul(g1, B1, r),
-                          g1.neg(_mul(g1, pk.delta_g1, r * s % fr.p)[None])[0]])
+            # C = l + h + s A + r B1 - r s delta, with B1 = beta + b1 + s delta: the r s delta terms cancel
+            A = _combine(curve, "g1", [vk.alpha_g1, a_acc, pk.delta_g1], [1, 1, r])
+            B = _combine(curve, "g2", [vk.beta_g2, b2_acc, vk.delta_g2], [1, 1, s])
+            C = _combine(curve, "g1", [l_acc, h_acc, A, pk.beta_g1, b1_acc], [1, 1, s, r, r])
             clock.lap("assemble")
             clock.t["total"] = (time.perf_counter() - t0) * 1e3
             clock.t.update({f"gpu:{k}": v for k, v in timer.results().items()})
@@ -145,12 +144,9 @@ def prove_batch(pk: ProvingKey, jobs, backend=None, rs=None, device_lock=None) -
     return proofs
 
 
-def _mul(grp, pt, k: int):
-    return grp.scalar_mul(pt[None], [k])[0]
-
-
-def _sum(grp, pts):
-    acc = pts[0]
-    for p in pts[1:]:
-        acc = grp.add(acc[None], p[None])[0]
-    return acc
+def _combine(curve, group: str, points, scalars: list[int]) -> np.ndarray:
+    """sum scalars[i] * points[i] (affine, a few points) by the CPU MSM, on any backend: the kernels the
+    CPU prover has compiled already (a first proof compiles no group-law kernels of its own for this),
+    and on a GPU backend host work after the device's part, as before."""
+    fr = curve.fr
+    return cpu_msm(curve.name, group, np.stack(points), fr.canonical_from_ints([k % fr.p for k in scalars]))

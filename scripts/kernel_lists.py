@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Record cuzk/cli/kernel_lists/*.txt: the numba kernels a command compiles from empty caches.
+
+usage: .venv/bin/python scripts/kernel_lists.py [LABEL ...]     (default: every list in RUNS)
+
+A command whose list exists compiles those kernels on every core before it starts
+(cuzk/cli/first_run.py). For each list, the inputs are made first with the usual
+caches; then the command runs in a child process with empty ones (CUZK_CACHE_DIR
+and NUMBA_CACHE_DIR in a temporary folder) and CUZK_PRECOMPILE=0, so every kernel
+it calls compiles in it, under cuzk.field.precompile.Recorder. Runs of several
+inputs (circuits of different sizes take different kernel variants) are merged:
+every kernel once, with its longest compile time and the smallest domain (log2) of
+a run that compiled it, so that a smaller circuit leaves out what only larger ones
+call. Rerun it when a kernel a command
+calls is renamed or takes other argument types (tests/cli/test_first_run.py fails
+then, naming the kernel that compiled outside the list).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from cuzk.cli.first_run import list_path  # noqa: E402
+from cuzk.field.precompile import Kernel, parse  # noqa: E402
+from cuzk.formats.zkey import key_shape  # noqa: E402
+
+BITS_MIX = REPO / "examples" / "bits_mix"
+
+
+def _cuzk(*args: str, env=None) -> None:
+    subprocess.run([sys.executable, "-m", "cuzk", *args], check=True, env=env, cwd=REPO)
+
+
+def _circom_like(work: Path, curve: str, constraints: int) -> tuple[Path, Path, Path]:
+    from cuzk.bench.circom_like import generate
+
+    stem = work / f"{curve}_{constraints}"
+    r1cs, wtns, zkey = stem.with_suffix(".r1cs"), stem.with_suffix(".wtns"), stem.with_suffix(".zkey")
+    generate(constraints, r1cs, wtns, curve=curve)
+    _cuzk("setup", "--r1cs", str(r1cs), "--zkey", str(zkey))
+    return r1cs, wtns, zkey
+
+
+def _bits_mix(work: Path) -> tuple[Path, Path, Path]:
+    zkey = work / "bits_mix.zkey"
+    _cuzk("setup", "--r1cs", str(BITS_MIX / "bits_mix.r1cs"), "--zkey", str(zkey))
+    return BITS_MIX / "bits_mix.r1cs", BITS_MIX / "witness.wtns", zkey
+
+
+def _prove_args(r1cs: Path, wtns: Path, zkey: Path, out: Path, backend: str) -> list[str]:
+    return ["prove", "--zkey", str(zkey), "--wtns", str(wtns), "--r1cs", str(r1cs), "--proof",
+            str(out / "proof.json"), "--public", str(out / "public.json"), "--backend", backend]
+
+
+# label -> the inputs of each recorded run (made in the work folder) and the command's arguments
+RUNS = {
+    "prove-bn254-cpu": [lambda w: _bits_mix(w), lambda w: _circom_like(w, "bn254", 10_000),
+                        lambda w: _circom_like(w, "bn254", (1 << 16) - 3)],
+    "prove-bls12_381-cpu": [lambda w: _circom_like(w, "bls12_381", 10_000)],
+}
+
+
+def record(label: str) -> list[Kernel]:
+    backend = label.rsplit("-", 1)[1]
+    merged: dict[tuple[str, str, str], Kernel] = {}
+    with tempfile.TemporaryDirectory(prefix="cuzk-kernel-lists-") as tmp:
+        work = Path(tmp)
+        for i, make in enumerate(RUNS[label]):
+            r1cs, wtns, zkey = make(work)
+            log_domain = key_shape(zkey)[1].bit_length() - 1
+            cold = work / f"cold{i}"
+            out = cold / "list.txt"
+            env = {**os.environ, "CUZK_CACHE_DIR": str(cold / "cuzk"), "NUMBA_CACHE_DIR": str(cold / "numba"),
+                   "CUZK_PRECOMPILE": "0", "CUZK_PROGRESS": "0"}
+            cold.mkdir()
+            subprocess.run([sys.executable, __file__, "--child", str(out), "--",
+                            *_prove_args(r1cs, wtns, zkey, cold, backend)], check=True, env=env, cwd=REPO)
+            for k in parse(out.read_text()):
+                key = (k.module, k.function, k.signature)
+                old = merged.get(key, k)
+                merged[key] = Kernel(k.module, k.function, k.signature, max(k.seconds, old.seconds),
+                                     min(log_domain, old.since if key in merged else log_domain))
+            print(f"{label}: run {i + 1}/{len(RUNS[label])}: {len(merged)} kernels so far", file=sys.stderr)
+    smallest = min(k.since for k in merged.values())  # what the smallest run calls, any smaller one does too
+    return [Kernel(k.module, k.function, k.signature, k.seconds, 0 if k.since == smallest else k.since)
+            for k in merged.values()]
+
+
+def child(out: str, argv: list[str]) -> None:
+    """Run `cuzk ARGV` in this process under a Recorder; write what compiled to `out`."""
+    from cuzk.cli.main import main
+    from cuzk.field.precompile import Recorder
+
+    with Recorder() as rec:
+        rc = main(argv)
+    if rc:
+        sys.exit(f"cuzk {' '.join(argv)} exited {rc}")
+    Path(out).write_text("".join(k.line() + "\n" for k in rec.kernels))
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    if args[:1] == ["--child"]:
+        child(args[1], args[3:])
+        return
+    for label in args or list(RUNS):
+        kernels = sorted(record(label), key=lambda k: (k.module, k.function, k.signature))
+        header = (f"# {label}: the numba kernels it compiles from empty caches, written by scripts/kernel_lists.py\n"
+                  "# seconds<TAB>since (log2 domain)<TAB>module<TAB>function<TAB>argument types\n")
+        list_path(label).parent.mkdir(exist_ok=True)
+        list_path(label).write_text(header + "".join(k.line() + "\n" for k in kernels))
+        total = sum(k.seconds for k in kernels)
+        print(f"wrote {list_path(label)}: {len(kernels)} kernels, {total:.0f} s of compiling one at a time",
+              file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
