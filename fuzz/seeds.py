@@ -223,12 +223,10 @@ def fixture_r1cs() -> list[bytes]:
 
 @functools.lru_cache(maxsize=None)
 def vanilla() -> list[bytes]:
-    """A container of each workload model (porep-c2-like, snap-like) at tiny, then synthetic-tiny's input."""
-    from cuzk.circuits import KINDS
-    from cuzk.formats.vanilla import generate_vanilla
+    """synthetic-tiny's input."""
     from cuzk.engine.catalog import synthetic
 
-    return [generate_vanilla(k, "tiny", seed=1) for k in KINDS.values()] + [synthetic.generate_vanilla("tiny", 1)]
+    return [synthetic.generate_vanilla("tiny", 1)]
 
 
 @functools.lru_cache(maxsize=None)
@@ -236,7 +234,7 @@ def config() -> list[bytes]:
     from cuzk.engine.config import DEFAULT_CONFIG
 
     small = ('[daemon]\nlisten = "127.0.0.1:9820"\nshutdown_timeout = "250ms"\n[memory]\ntotal_budget = "4GiB"\n'
-             '[gpus]\nbackend = "cpu"\ndevices = [0, 1]\n[circuits]\npresets = ["tiny"]\n'
+             '[gpus]\nbackend = "cpu"\ndevices = [0, 1]\n[circuits]\nsynthetic = true\n'
              '[[circuits.circom]]\nid = "c"\nzkey = "/nonexistent.zkey"\nproof_kind = "winning-post"\n')
     return [DEFAULT_CONFIG.encode(), small.encode()]
 
@@ -245,19 +243,21 @@ def config() -> list[bytes]:
 def grpc_request() -> list[bytes]:
     from cuzk.proto import proving_pb2 as pb
 
-    from cuzk.circuits import KINDS
+    from cuzk.circuits.filecoin.porep_config import porep_config
     from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
+    from cuzk.circuits.filecoin.snap_config import snap_config
+    from cuzk.formats.filecoin import porep_request, snap_request
     from cuzk.formats.filecoin.post_request import sample_request
 
-    van = dict(zip(list(KINDS) + ["synthetic"], vanilla()))
-    winning = sample_request(post_config_for("winning", SECTOR_SIZES["2KiB"]), 1)  # as Curio sends one
+    # as Curio sends them: WinningPoSt, SnapDeals (StackedDrg2KiBV1), PoRep (StackedDrg2KiBV1_1)
+    winning = sample_request(post_config_for("winning", SECTOR_SIZES["2KiB"]), 1)
+    snap = snap_request.sample_request(snap_config(0), 1)
+    porep = porep_request.sample_request(porep_config(5), 1)
     msgs = [
         pb.SubmitProofRequest(request_id="job-1", priority=3, **winning),
-        pb.SubmitProofRequest(circuit_id="synthetic-tiny", vanilla_proofs=[van["synthetic"]]),
-        pb.SubmitProofRequest(proof_kind=2, registered_proof=5, vanilla_proof=van["snap-like"],
-                              comm_r_old=bytes(range(32))),
-        pb.SubmitProofRequest(proof_kind=1, sector_size=2048, vanilla_proof=van["porep-c2-like"],
-                              randomness=bytes(32)),
+        pb.SubmitProofRequest(circuit_id="synthetic-tiny", vanilla_proofs=vanilla()),
+        pb.SubmitProofRequest(**{**snap, "proof_kind": 2}),
+        pb.SubmitProofRequest(**{**porep, "proof_kind": 1}),
     ]
     return [m.SerializeToString() for m in msgs]
 

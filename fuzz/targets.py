@@ -125,29 +125,13 @@ def wtns(data: bytes):
 
 
 def vanilla(data: bytes):
-    """Every built-in kind's container decoder at the tiny preset, then (for
-    the kind it was made for) the public inputs and the first and last
-    partitions' witnesses; and the synthetic circuit's decoder."""
-    from cuzk.circuits import KINDS
-    from cuzk.formats.vanilla import parse_vanilla
+    """The synthetic circuit's vanilla-proof decoder (Filecoin's decoders are post_vanilla, c1_output
+    and snap_vanilla)."""
     from cuzk.engine.catalog import synthetic
 
-    out = []
-    for kind in KINDS.values():
-        try:
-            parsed = parse_vanilla(kind, "tiny", data)
-        except CuzkError:
-            continue
-        out.append(kind.public_inputs("tiny", parsed))
-        for p in {0, kind.partitions - 1}:
-            out.append(kind.witness("tiny", parsed, p)[1])
     n, rounds = synthetic.instances("tiny"), synthetic.PRESETS["tiny"][1]
-    try:
-        out.append(synthetic.decode_vanilla(data, n=n, partitions=synthetic.PARTITIONS, rounds=rounds,
-                                            circuit="synthetic-tiny").ys)
-    except CuzkError:
-        pass
-    return out
+    return synthetic.decode_vanilla(data, n=n, partitions=synthetic.PARTITIONS, rounds=rounds,
+                                    circuit="synthetic-tiny").ys
 
 
 # ---- configuration -----------------------------------------------------------------------------
@@ -167,14 +151,14 @@ def config(data: bytes):
 
 @functools.lru_cache(maxsize=None)
 def _registry():
-    """The built-in circuits (the models at tiny, Filecoin's PoSt at 2 KiB) and the synthetic one, as the
-    daemon registers them."""
-    from cuzk.engine.catalog import filecoin_post, synthetic, workloads
+    """The built-in circuits (Filecoin's PoSt, PoRep and SnapDeals at 2 KiB) and the synthetic one, as
+    the daemon registers them."""
+    from cuzk.engine.catalog import filecoin_porep, filecoin_post, filecoin_snap, synthetic
     from cuzk.engine.catalog.registry import CircuitRegistry
 
-    reg = CircuitRegistry("tiny")
-    workloads.register(reg, _scratch() / "params", ("tiny",))
-    filecoin_post.register(reg, _scratch() / "params", sizes=("2KiB",))
+    reg = CircuitRegistry()
+    for catalog in (filecoin_post, filecoin_porep, filecoin_snap):
+        catalog.register(reg, _scratch() / "params", sizes=("2KiB",))
     synthetic.register(reg, _scratch() / "params")
     return reg
 
@@ -224,12 +208,12 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("snarkjs_public", snarkjs_public, S.snarkjs_public, ("cuzk.formats.snarkjs_json",)),
     Target("r1cs", r1cs, S.r1cs, ("cuzk.formats.circom_r1cs", "cuzk.formats.iden3_sections", "cuzk.r1cs.compiled")),
     Target("wtns", wtns, S.wtns, ("cuzk.formats.wtns", "cuzk.formats.iden3_sections")),
-    Target("vanilla", vanilla, S.vanilla, ("cuzk.formats.vanilla", "cuzk.circuits.kinds", "cuzk.circuits.porep_vanilla",
-                                           "cuzk.circuits.snap", "cuzk.engine.catalog.synthetic")),
+    Target("vanilla", vanilla, S.vanilla, ("cuzk.engine.catalog.synthetic",)),
     Target("config", config, S.config, ("cuzk.engine.config", "cuzk.engine.resources.memory")),
     Target("grpc_request", grpc_request, S.grpc_request, ("cuzk.server.convert", "cuzk.engine.catalog.registry",
-                                                          "cuzk.engine.catalog.workloads",
-                                                          "cuzk.engine.catalog.filecoin_post", "cuzk.engine.types")),
+                                                          "cuzk.engine.catalog.filecoin_post",
+                                                          "cuzk.engine.catalog.filecoin_porep",
+                                                          "cuzk.engine.catalog.filecoin_snap", "cuzk.engine.types")),
     Target("aggregate_proof", _aggregate.aggregate_proof, _aggregate.seeds,
            ("cuzk.aggregate.proof_format", "cuzk.aggregate.gt", "cuzk.aggregate.encoding")),
     Target("grpc_vk", grpc_vk, S.grpc_vk, ("cuzk.server.convert", "cuzk.groth16.verifier") + _CURVE),

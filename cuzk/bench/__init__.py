@@ -2,7 +2,7 @@
 the arguments and calls these; those under "Modules" run as `python -m cuzk.bench.<name>`. Tuning studies
 (kernel variants, profiling) are not here: they live in lab/, outside the package.
 
-In process:        kernels (Fr mul, NTT, MSM), synth (synthesis; post_synth: a Filecoin PoSt partition's),
+In process:        kernels (Fr mul, NTT, MSM), synth (synthesis; filecoin_synth: a Filecoin partition's),
                    prove (whole Groth16 proofs), aggregate (SnarkPack against batch verification),
                    latency (circom circuits against snarkjs and rapidsnark; resident_latency: through a
                    daemon that keeps the key), circom_like (the .r1cs/.wtns circuits it proves)

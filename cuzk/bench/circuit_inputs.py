@@ -1,17 +1,18 @@
 """Which circuit a daemon benchmark means, and its inputs (`cuzk bench gen-vanilla` writes them).
 
---kind is a circuit id, or a family (Filecoin's window-post, winning-post; the models
-porep-c2-like, snap-like; synthetic) or proof kind name (winning-post, porep, ...) combined with
---preset: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB for window-post / winning-post, tiny ... 32g for the
-others (default: tiny, or the smallest the family has: 2KiB).
+--kind is a circuit id, or a family (Filecoin's window-post, winning-post, porep, snap; synthetic)
+or proof kind name (winning-post, POREP_SEAL_COMMIT, ...) combined with --preset: 2KiB, 8MiB,
+512MiB, 32GiB, 64GiB for Filecoin's, tiny ... large for synthetic (default: the family's smallest).
 
-An input is a request's fields, as `CircuitSpec.sample_request` gives them: for Filecoin's PoSt
-circuits those of a request as Curio sends it (vanilla_proofs, registered_proof, randomness,
-miner_id, partition_index, proof_kind); for the others {"vanilla_proof": bytes}. Inputs are
-generated locally for built-in circuits, or read with --vanilla FILE: a JSON request as
-`gen-vanilla` writes it for Filecoin's kinds (cuzk.formats.filecoin.request_json), or a JSON array
-of them; a JSON array of base64 strings, as cuzk-bench and `gen-vanilla --count N` write for the
-other circuits; or one raw input (a vanilla proof's bytes).
+An input is a request's fields, as `CircuitSpec.sample_request` gives them: for Filecoin's circuits
+those of a request as Curio sends it (PoSt: vanilla_proofs, registered_proof, randomness, miner_id,
+partition_index; PoRep: vanilla_proof, the C1 output in Curio's envelope, registered_proof,
+sector_number, miner_id; SnapDeals: vanilla_proofs, registered_proof, comm_r_old, comm_r_new,
+comm_d_new; with proof_kind); for the others {"vanilla_proof": bytes}. Inputs are generated locally
+for built-in circuits, or read with --vanilla FILE: a JSON request as `gen-vanilla` writes it for
+Filecoin's kinds (cuzk.formats.filecoin.request_json), or a JSON array of them; a JSON array of
+base64 strings, as cuzk-bench and `gen-vanilla --count N` write for the other circuits; or one raw
+input (a vanilla proof's bytes).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import json
 import sys
 import time
 
-from cuzk.circuits import PRESETS
 from cuzk.engine.catalog.served import build_registry
 from cuzk.engine.config import EngineConfig
 from cuzk.engine.errors import UnknownCircuit
@@ -36,18 +36,14 @@ def local_registry():
     """Every built-in circuit at every preset, to generate inputs and know public inputs
     (nothing is compiled or loaded until used)."""
     cfg = EngineConfig()
-    cfg.circuits.presets = list(PRESETS)
     cfg.circuits.synthetic = True
     return build_registry(cfg)
 
 
 def resolve(kind: str, preset: str | None = None):
     """(circuit_id, local CircuitSpec, or None for a circuit only the daemon knows, e.g. circom).
-    preset None: the registry's default preset, or the family's first (smallest) where it lacks it."""
+    preset None: the family's first (smallest)."""
     reg = local_registry()
-    if preset is None:
-        have = reg.presets(kind)
-        preset = have[0] if have and reg.default_preset not in have else None
     try:
         spec = reg.lookup(kind, preset)
     except UnknownCircuit as exc:
@@ -105,8 +101,8 @@ def has_generator(spec) -> bool:
 
 
 def gen_vanilla(args) -> int:
-    """`cuzk bench gen-vanilla`: for Filecoin's PoSt kinds a JSON request (--count N: a JSON array
-    of N); for the others, with --count 1 the raw bytes, else a JSON array of base64 strings."""
+    """`cuzk bench gen-vanilla`: for Filecoin's kinds a JSON request (--count N: a JSON array of N);
+    for the others, with --count 1 the raw bytes, else a JSON array of base64 strings."""
     cid, spec = resolve(args.kind, args.preset)
     if spec is None or not has_generator(spec):
         raise BenchError(f"circuit {cid!r} has no built-in input generator")

@@ -41,8 +41,6 @@ def run(nodes: int, count: int, circuit: str, param_dir: str) -> dict:
     if filecoin_params.is_filecoin(spec):
         cfg.circuits.filecoin_params = str(filecoin_params.ensure(Path(param_dir) / "filecoin", [spec]))
     else:
-        cfg.circuits.presets = [spec.preset]
-        cfg.circuits.default_preset = spec.preset
         cfg.circuits.synthetic = spec.family == "synthetic"
     cfg.gpus.backend = "cpu"
     cfg.gpus.gpu_threads = 1
@@ -87,7 +85,7 @@ def main(argv=None) -> int:
     p.add_argument("--nodes", type=int, nargs="+", default=[1, 2, 3], help="cluster sizes (default 1 2 3)")
     p.add_argument("--count", type=int, default=24, help="proofs in the batch (default 24)")
     p.add_argument("--circuit", default="window-post-2KiB", help="circuit id of a built-in circuit (default "
-                   "window-post-2KiB; others: winning-post-2KiB, porep-c2-like-tiny, synthetic-small, ...)")
+                   "window-post-2KiB; others: winning-post-2KiB, snap-2KiB, synthetic-small, ...)")
     p.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = p.parse_args(argv)
     if args.count < 1 or any(n < 1 for n in args.nodes):
@@ -95,7 +93,7 @@ def main(argv=None) -> int:
     spec = spec_lookup(args.circuit)
     if spec is None or not has_generator(spec):
         p.error(f"--circuit {args.circuit!r}: expected the id of a built-in circuit with an input generator, "
-                "such as window-post-2KiB or porep-c2-like-tiny")
+                "such as window-post-2KiB or synthetic-small")
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     rows = []
     with tempfile.TemporaryDirectory(prefix="cuzk-params-") as params:

@@ -1,7 +1,7 @@
 """`cuzk bench single|batch|stress|status|preload`: drive a running daemon.
 
     cuzk bench single  --kind winning-post --preset 2KiB
-    cuzk bench batch   --kind porep-c2-like --preset tiny --count 8
+    cuzk bench batch   --kind snap --preset 2KiB --count 8
     cuzk bench stress  --kind winning-post,window-post --duration 60 --concurrency 4
     cuzk bench status | preload --kind K
 

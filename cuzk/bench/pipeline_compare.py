@@ -45,7 +45,6 @@ def daemon_config(param_dir: Path, spec, mode: str, batch: int, synth_threads: i
                   prover_threads: int, wait_ms: int = 250, filecoin_dir: Path | None = None) -> str:
     """`filecoin_dir`: where the test parameters of Filecoin's circuits are (filecoin_params.ensure)."""
     pipelined = mode != "sequential"
-    preset = "tiny" if filecoin_params.is_filecoin(spec) else spec.preset  # PoSt sizes are not model presets
     size = batch if mode in ("pipelined+batched",) + GPU_MODES else 1
     gpus = {"1 gpu": 'backend = "cuda"\ndevices = [0]', "all gpus": 'backend = "cuda"\ndevices = []'}
     return f"""shutdown_timeout = "10m"
@@ -61,8 +60,6 @@ max_batch_wait_ms = {wait_ms}
 [srs]
 param_cache = "{param_dir}"
 [circuits]
-presets = ["{preset}"]
-default_preset = "{preset}"
 synthetic = {'true' if spec.family == 'synthetic' else 'false'}
 filecoin_params = "{filecoin_dir or ''}"
 """
@@ -77,21 +74,14 @@ def gpu_count() -> int:
 
 
 def params_bytes_estimate(spec) -> int:
-    """An upper bound of a built-in circuit's decoded parameters, from its counts (no build):
-    G1 affine 96 B for H (domain), L (aux), A and B (every variable), G2 192 B for B."""
-    from cuzk.circuits import KINDS
-
-    kind = KINDS.get(spec.family)
-    if filecoin_params.is_filecoin(spec):
-        from cuzk.circuits.filecoin.provable import counts
-
-        n = counts(filecoin_params.config_of(spec))
-        domain = 1 << (n.constraints + n.inputs - 1).bit_length()
-    elif kind is None:
+    """An upper bound of a Filecoin circuit's decoded parameters, from its counts (no build; 0 for
+    the others): G1 affine 96 B for H (domain), L (aux), A and B (every variable), G2 192 B for B."""
+    if not filecoin_params.is_filecoin(spec):
         return 0
-    else:
-        n = kind.counts(spec.preset)
-        domain = 1 << n.domain_log2
+    from cuzk.circuits.filecoin.provable import counts
+
+    n = counts(filecoin_params.config_of(spec))
+    domain = 1 << (n.constraints + n.inputs - 1).bit_length()
     nvars = n.aux + n.inputs
     return 96 * (domain + n.aux + 2 * nvars) + 192 * nvars
 

@@ -3,12 +3,11 @@
 The workload is SHA-256 compressions stamped to fill 2^k constraint rows
 (Filecoin's circuits are SHA-256 and Poseidon; SHA makes most witness values
 bits, so the A/B MSMs see the 0/1 scalars a real PoRep proof sees), or with
-`--kind K --preset P` partition 0 of a built-in workload circuit, the one the
-daemon proves (its Poseidon values give the L/A/B MSMs the full-width
-scalars that SHA alone lacks), or with `--kind window-post|winning-post|porep
---sector-size S` Filecoin's PoSt circuit proving a Curio-shaped request over
-random sectors, or partition 0 of its PoRep (C2) circuit from a generated C1
-output. The
+`--kind window-post|winning-post|porep|snap --sector-size S` one partition of Filecoin's
+circuit, the one the daemon proves (its Poseidon values give the L/A/B MSMs the full-width
+scalars that SHA alone lacks): the PoSt circuit proving a Curio-shaped request over random
+sectors, partition 0 of the PoRep (C2) circuit from a generated C1 output, or partition 0 of
+the SnapDeals circuit from generated partition proofs. The
 witness and the circuit's (a, b, c) are computed where the backend computes:
 on a GPU the witness crosses the bus once and the SpMV, NTTs and MSMs run on
 the device. Keys up to `--verify-up-to` come from a real setup and every
@@ -56,13 +55,6 @@ def stamped_sha256(log_rows: int):
     return record().compile(), witness(), int(name.rsplit("x", 1)[1])
 
 
-def workload_partition(kind, preset: str, seed: int = 1):
-    """(compiled circuit, witness of partition 0, description) of a built-in workload circuit (a CircuitKind)."""
-    cc = kind.compile(preset)
-    w, _ = kind.witness(preset, kind.make_vanilla(preset, seed), 0)
-    return cc, w, f"{kind.circuit_id(preset)} partition 0"
-
-
 def post_partition(kind: str, size: str, seed: int = 1):
     """(compiled circuit, witness, description) of Filecoin's PoSt circuit `kind` (window-post,
     winning-post) for `size` sectors, from a request as Curio sends it over random sectors."""
@@ -92,6 +84,21 @@ def porep_partition(size: str, seed: int = 1):
     return porep_kind.compiled(cfg), w, f"{porep_kind.circuit_id(cfg)} partition 0 of {cfg.partitions}"
 
 
+def snap_partition(size: str, seed: int = 1):
+    """(compiled circuit, witness, description) of partition 0 of Filecoin's SnapDeals circuit for `size`
+    sectors, from generated partition proofs decoded and checked as the daemon checks Curio's."""
+    from cuzk.circuits.filecoin import snap_kind
+    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
+    from cuzk.circuits.filecoin.snap_config import snap_config_for
+    from cuzk.formats.filecoin.snap_request import decode_update, sample_request
+
+    cfg = snap_config_for(SECTOR_SIZES[size])
+    f = sample_request(cfg, seed)
+    update = decode_update(cfg, f["vanilla_proofs"], f["comm_r_old"], f["comm_r_new"], f["comm_d_new"])
+    w, _ = snap_kind.witness(cfg, snap_kind.inputs(cfg, update.partitions[0], 0, update.h, *update.commitments))
+    return snap_kind.compiled(cfg), w, f"{snap_kind.circuit_id(cfg)} partition 0 of {cfg.partitions}"
+
+
 def _post_config(kind: str, size: str):
     from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
 
@@ -109,24 +116,20 @@ def _cases(sizes, kind: str | None, preset: str, seed: int):
         yield (post_kind.circuit_id(cfg), max(1, (n.constraints + n.inputs - 1).bit_length()),
                lambda: post_partition(kind, preset, seed))
         return
-    if kind == "porep":
-        from cuzk.circuits.filecoin import porep_kind
-        from cuzk.circuits.filecoin.porep_circuit import counts
+    if kind in ("porep", "snap"):
+        from cuzk.circuits.filecoin import provable
         from cuzk.circuits.filecoin.porep_config import porep_config_for
         from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
+        from cuzk.circuits.filecoin.snap_config import snap_config_for
 
-        cfg = porep_config_for(SECTOR_SIZES[preset])
-        n = counts(cfg)
-        yield (porep_kind.circuit_id(cfg), max(1, (n.constraints + n.inputs - 1).bit_length()),
-               lambda: porep_partition(preset, seed))
+        cfg = (porep_config_for if kind == "porep" else snap_config_for)(SECTOR_SIZES[preset])
+        n = provable.counts(cfg)  # from the counts: the label needs no compiled circuit
+        build = porep_partition if kind == "porep" else snap_partition
+        yield (provable.circuit_id(cfg), max(1, (n.constraints + n.inputs - 1).bit_length()),
+               lambda: build(preset, seed))
         return
     if kind is not None:
-        from cuzk.circuits import get_kind
-
-        k = get_kind(kind)
-        rows = k.counts(preset).rows  # from the counts: the label needs no compiled circuit
-        yield k.circuit_id(preset), max(1, (rows - 1).bit_length()), lambda: workload_partition(k, preset, seed)
-        return
+        raise ValueError(f"bench prove: unknown kind {kind!r} (window-post, winning-post, porep, snap)")
     for log_rows in sizes:
         def build(k=log_rows):
             cc, w, count = stamped_sha256(k)
@@ -168,11 +171,11 @@ def _backend(name: str, transfer: str, device_memory: int | None = None):
 
 
 def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None, verify_up_to: int = 20,
-        json_path: str | None = None, out=None, batches=(1,), kind: str | None = None, preset: str = "medium",
+        json_path: str | None = None, out=None, batches=(1,), kind: str | None = None, preset: str = "2KiB",
         seed: int = 1, device_memory: int | None = None) -> list[dict]:
     """`transfers`: host-to-device modes to compare on the GPU (default pageable; the CPU has only pageable).
-    With `kind`, partition 0 of that workload circuit at `preset` (window-post / winning-post: the sector
-    size, e.g. "2KiB") instead of the SHA-256 `sizes`. Each
+    With `kind`, one partition of that Filecoin circuit for `preset` sectors (the sector size, e.g.
+    "2KiB") instead of the SHA-256 `sizes`. Each
     batch size in `batches` is one more set of runs over the same circuit, witness and key.
     `device_memory`: the prover's device-memory budget in bytes (backend/memory_plan.py; None:
     the card's), or a list of them, each one more set of runs (None in it: the card's); the plan

@@ -3,12 +3,9 @@
 Two plans:
 
 * default (issue 3): stamped SHA-256 compressions and Poseidon (arity 8)
-  hashes at about 2^16 and 2^20 constraints;
-* `kinds`: the workload circuits (`cuzk.circuits`) at a preset, per
-  partition: the witness's wall and CPU seconds, core-seconds, constraints
-  per core-second, peak RSS and where its time goes (`r1cs.witness_phases`),
-  into new arrays and into a reused buffer; then (unless witness-only) the
-  record/compile, host SpMV and satisfaction figures.
+  hashes at about 2^16 and 2^20 constraints (here);
+* with --kind: one partition of a Filecoin circuit (`filecoin_synth`, which
+  shares this module's process figures).
 
 Synthesis = witness + SpMV, the per-proof CPU work. The machine may be
 shared, so every phase reports wall time and process CPU time (all
@@ -27,9 +24,7 @@ from typing import Callable
 import numba
 import numpy as np
 
-from cuzk.circuits import get_kind
 from cuzk.field import fields_of
-from cuzk.formats.vanilla import generate_vanilla, parse_vanilla
 from cuzk.gadgets.poseidon.stamped import hash_template, hash_witness
 from cuzk.gadgets.sha256.stamped import compression_template, compression_witness, interface_bits
 from cuzk.r1cs import RecordingCS, WitnessCS, evaluate
@@ -158,15 +153,7 @@ def run_default(json_path: str | None = None, sizes=(16, 20), repeat: int = 3, o
     return records
 
 
-# ---- workload kinds ---------------------------------------------------------------------------
-
-WITNESS_COLUMNS = [
-    ("circuit", "circuit"), ("partition", "part"), ("constraints", "constraints"), ("threads", "threads"),
-    ("first_s", "first s"), ("witness_s", "wall s"), ("witness_cpu_s", "CPU s"), ("core_s", "core-s"),
-    ("reuse_s", "wall s (buffer)"), ("reuse_cpu_s", "CPU s (buffer)"), ("rate_cpu", "c/CPU-s"),
-    ("rate_core", "c/core-s"), ("peak_rss", "peak RSS"), ("bytes_per_constraint_w", "B/c"),
-]
-SECTOR_CORES = 16  # the GPU machine's cores, for the per-sector projection
+# ---- shared with filecoin_synth --------------------------------------------------------------------
 
 
 def _peak_rss() -> int:
@@ -175,92 +162,8 @@ def _peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def _witness_runs(fn, repeat: int):
-    """Median (wall, CPU) of `repeat` runs of fn() under a phase collector, and the phases of the median run."""
-    from cuzk.r1cs.witness_phases import collect
-
-    runs = []
-    for _ in range(max(1, repeat)):
-        with collect() as times:
-            _, wall, cpu = _timed(fn)
-        runs.append((wall, cpu, times))
-    runs.sort(key=lambda r: r[0])
-    return runs[len(runs) // 2]
-
-
-def measure_witness(kind, preset: str, parsed, p: int, repeat: int = 3) -> dict:
-    """One partition's witness: first call (templates recorded, kernels loaded), then
-    `repeat` timed calls into new arrays and `repeat` into one reused buffer (what a
-    prover's staging buffer gives: no page faults), with the phase breakdown."""
-    w, first_s, first_cpu = _timed(lambda: kind.witness(preset, parsed, p)[0])
-    n_vars = len(w)
-    del w
-    fresh_wall, fresh_cpu, fresh_phases = _witness_runs(lambda: kind.witness(preset, parsed, p), repeat)
-    buf = np.empty((n_vars, 4), dtype=np.uint64)
-    buf.fill(0)  # touched once, like a staging buffer (np.zeros maps pages lazily)
-    reuse_wall, reuse_cpu, phases = _witness_runs(lambda: kind.witness(preset, parsed, p, out=buf), repeat)
-    del buf
-    counts = kind.counts(preset)
-    n = counts.constraints
-    threads = _threads()
-    best_cpu = min(fresh_cpu, reuse_cpu)
-    return {
-        "circuit": kind.circuit_id(preset), "kind": kind.name, "preset": preset, "partition": p,
-        "constraints": n, "vars": n_vars, "threads": threads,
-        "first_s": first_s, "first_cpu_s": first_cpu,
-        "witness_s": fresh_wall, "witness_cpu_s": fresh_cpu, "core_s": fresh_wall * threads,
-        "reuse_s": reuse_wall, "reuse_cpu_s": reuse_cpu, "reuse_core_s": reuse_wall * threads,
-        "rate_cpu": n / max(best_cpu, 1e-9), "rate_core": n / max(min(fresh_wall, reuse_wall) * threads, 1e-9),
-        "peak_rss_bytes": _peak_rss(), "bytes_per_constraint_w": 32 * n_vars / n,
-        "phases": _phase_record(phases), "phases_new_array": _phase_record(fresh_phases),
-        "partitions": kind.partitions,
-    }
-
-
 def _phase_record(times) -> dict:
     return {k: {"wall_s": w, "cpu_s": c, "calls": times.calls[k]} for k, (w, c) in times.exclusive().items()}
-
-
-def run_kinds(kinds, preset: str, json_path: str | None = None, repeat: int = 3, seed: int = 1,
-              out=None, witness_only: bool = False, partitions=(0,)) -> list[dict]:
-    """Per kind and partition: the witness (wall, CPU, core-seconds, rate, peak RSS,
-    phases), then unless witness_only the record/compile/SpMV/satisfaction figures."""
-    out = out or sys.stdout
-    print(f"cuzk bench synth: preset {preset}, {_threads()} kernel threads, median of {repeat}", file=out)
-    records = []
-    for name in kinds:
-        kind = get_kind(name)
-        counts, templates_s, _ = _timed(lambda: kind.counts(preset))  # records the templates (once per process)
-        vanilla, gen_s, gen_cpu = _timed(lambda: generate_vanilla(kind, preset, seed))
-        parsed = parse_vanilla(kind, preset, vanilla)
-        print(f"  {kind.circuit_id(preset)}: {counts.constraints:,} constraints/partition, vanilla proof "
-              f"{len(vanilla):,} bytes in {gen_s:.2f} s; templates recorded in {templates_s:.2f} s", file=out,
-              flush=True)
-        for p in partitions:
-            rec = measure_witness(kind, preset, parsed, p, repeat)
-            rec.update({"vanilla_bytes": len(vanilla), "vanilla_gen_s": gen_s, "vanilla_gen_cpu_s": gen_cpu,
-                        "templates_s": templates_s, "domain_log2": counts.domain_log2})
-            if not witness_only:
-                rec.update(_circuit_figures(kind, preset, parsed, p, repeat, counts))
-            records.append(rec)
-            _witness_progress(rec, out)
-    _witness_report(records, json_path, out, witness_only)
-    return records
-
-
-def _circuit_figures(kind, preset, parsed, p, repeat, counts) -> dict:
-    """Record + compile + SpMV + satisfaction of partition p (the CPU path the engine skips on GPUs)."""
-    def record():
-        cs = RecordingCS(CURVE)
-        kind.synthesize(cs, preset)
-        return cs
-
-    rec = measure(kind.circuit_id(preset), record, lambda: kind.witness(preset, parsed, p)[0], repeat)
-    keep = ("record_s", "compile_s", "spmv_s", "spmv_cpu_s", "spmv_rate", "satisfied", "nnz", "aux", "inputs",
-            "zero_fraction", "one_fraction", "other_fraction", "bytes_per_constraint")
-    out = {k: rec[k] for k in keep}
-    out["counts_match"] = rec["constraints"] == counts.constraints
-    return out
 
 
 # ---- output ------------------------------------------------------------------------------------
@@ -270,56 +173,6 @@ def _progress(rec: dict, out) -> None:
     print(f"  {rec['circuit']:<28} {rec['constraints']:>11,} constraints  witness {rec['witness_s']:.3f} s  "
           f"SpMV {rec['spmv_s']:.3f} s  {rec['core_rate_wall'] / 1e3:,.0f}K c/s/core (wall), "
           f"{rec['core_rate_cpu'] / 1e3:,.0f}K c/CPU-s", file=out, flush=True)
-
-
-def _gb(n: float) -> str:
-    return f"{n / 2**30:.2f} GiB"
-
-
-def _witness_progress(rec: dict, out) -> None:
-    print(f"  partition {rec['partition']}: witness {rec['witness_s']:.3f} s wall ({rec['witness_cpu_s']:.3f} CPU-s), "
-          f"into a reused buffer {rec['reuse_s']:.3f} s ({rec['reuse_cpu_s']:.3f} CPU-s); "
-          f"{rec['rate_cpu'] / 1e6:.2f}M c/CPU-s; peak RSS {_gb(rec['peak_rss_bytes'])}", file=out, flush=True)
-
-
-def _witness_report(records: list[dict], json_path: str | None, out, witness_only: bool) -> None:
-    rows = []
-    for r in records:
-        row = dict(r)
-        for k in ("first_s", "witness_s", "witness_cpu_s", "core_s", "reuse_s", "reuse_cpu_s"):
-            row[k] = f"{r[k]:.3f}"
-        for k in ("rate_cpu", "rate_core"):
-            row[k] = f"{r[k] / 1e6:.2f}M"
-        row["constraints"] = f"{r['constraints']:,}"
-        row["peak_rss"] = _gb(r["peak_rss_bytes"])
-        row["bytes_per_constraint_w"] = f"{r['bytes_per_constraint_w']:.1f}"
-        rows.append(row)
-    print(file=out)
-    print_table(rows, WITNESS_COLUMNS, out=out)
-    print("\nfirst: the process's first witness of this shape (templates recorded, kernels loaded); wall/CPU s: "
-          "median, into a new array; (buffer): into one reused buffer (no page faults, what a staging buffer "
-          "gives); core-s = threads x wall; c/CPU-s: constraints per second of process CPU time (best of the "
-          "two); c/core-s: per thread-second of wall; peak RSS: the process's so far", file=out)
-    for r in records:
-        print(f"\nwhere the time goes, {r['circuit']} partition {r['partition']} (into the buffer; "
-              f"exclusive of nested phases):", file=out)
-        total = sum(v["cpu_s"] for v in r["phases"].values()) or 1e-9
-        prow = [{"phase": k, "calls": f"{v['calls']:,}", "wall": f"{v['wall_s']:.3f}", "cpu": f"{v['cpu_s']:.3f}",
-                 "share": f"{100 * v['cpu_s'] / total:.0f}%",
-                 "new_wall": f"{r['phases_new_array'].get(k, {}).get('wall_s', 0):.3f}"}
-                for k, v in sorted(r["phases"].items(), key=lambda kv: -kv[1]["cpu_s"])]
-        print_table(prow, [("phase", "phase"), ("calls", "calls"), ("wall", "wall s"), ("cpu", "CPU s"),
-                           ("share", "CPU share"), ("new_wall", "wall s (new array)")], out=out)
-        sector_core_s = r["partitions"] * min(r["witness_cpu_s"], r["reuse_cpu_s"])
-        print(f"per sector ({r['partitions']} partitions): {sector_core_s:.1f} CPU-s of witness synthesis; "
-              f"on {SECTOR_CORES} cores, partitions in parallel: {sector_core_s / SECTOR_CORES:.2f} s if the "
-              f"per-core rate holds", file=out)
-        if not witness_only:
-            print(f"circuit: record {r['record_s']:.2f} s, compile {r['compile_s']:.2f} s, host SpMV "
-                  f"{r['spmv_s']:.3f} s ({r['spmv_rate'] / 1e6:.2f}M c/s), satisfied: "
-                  f"{'yes' if r['satisfied'] else 'NO'}, analytic count "
-                  f"{'matches' if r['counts_match'] else 'DIFFERS'}", file=out)
-    write_json(json_path, records)
 
 
 def _report(records: list[dict], json_path: str | None, out) -> None:

@@ -4,7 +4,7 @@
     single | batch | stress | status | preload   against a running daemon (cuzk.bench.daemon_client)
     batch --compare | --compare-gpus             on private daemons (cuzk.bench.pipeline_compare)
     gen-vanilla                                  inputs of a built-in circuit (cuzk.bench.circuit_inputs): a JSON
-                                                 request for the PoSt kinds, vanilla proof bytes for the others
+                                                 request for Filecoin's kinds, vanilla proof bytes for synthetic
     report                                       PNGs and a summary of a --trace file (cuzk.bench.run_trace)
 
 Each handler imports its cuzk.bench module when its command runs: those load
@@ -27,41 +27,9 @@ PRIORITIES = ["low", "normal", "high", "critical"]
 MODULE_BENCHMARKS = ("snarkjs_compare", "cluster_scaling", "msm_vs_arkworks")
 
 
-class _CircuitNames:
-    """argparse `choices` that import cuzk.circuits (0.5 s: it builds gadget templates) on first use.
-
-    argparse only tests membership when an option is given and lists the
-    choices when help is printed, so `cuzk --help` and the commands that do
-    not take --kind/--preset never load the circuits. Options using it set
-    an explicit metavar (argparse would otherwise list the choices while
-    building the parser).
-    """
-
-    def __init__(self, which: str, extra: tuple[str, ...] = ()):
-        self._which, self._extra = which, extra
-
-    def _names(self) -> list[str]:
-        import cuzk.circuits as circuits
-
-        return list(getattr(circuits, self._which)) + list(self._extra)
-
-    def __contains__(self, item) -> bool:
-        return item in self._names()
-
-    def __iter__(self):
-        return iter(self._names())
-
-    def __len__(self) -> int:
-        return len(self._names())
-
-
-FILECOIN_KINDS = ("window-post", "winning-post")  # Filecoin's PoSt circuits, sized by --sector-size
-KIND_NAMES = _CircuitNames("KINDS", ("all",))
-SYNTH_KINDS = _CircuitNames("KINDS", ("all",) + FILECOIN_KINDS)
-PROVE_KINDS = _CircuitNames("KINDS", FILECOIN_KINDS + ("porep",))
-PRESET_NAMES = _CircuitNames("PRESETS")
-POST_SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")  # the presets of window-post / winning-post
-DAEMON_PRESETS = _CircuitNames("PRESETS", POST_SIZES)
+FILECOIN_KINDS = ("window-post", "winning-post")  # Filecoin's PoSt circuits
+CIRCUIT_KINDS = FILECOIN_KINDS + ("porep", "snap")  # every Filecoin circuit, sized by --sector-size
+FILECOIN_SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -103,52 +71,35 @@ def _kernels(args) -> int:
 
 
 def _register_synth(bsub) -> None:
-    s = bsub.add_parser("synth", help="synthesis (witness + SpMV) timings: stamped gadgets or workload circuits",
+    s = bsub.add_parser("synth", help="synthesis (witness + SpMV) timings: stamped gadgets or a Filecoin partition",
                         description="Without --kind: stamped SHA-256 compressions and Poseidon hashes at 2^16 and "
-                        "2^20 constraints. With --kind/--preset: the workload circuits (cuzk.circuits), one "
-                        "partition, including vanilla-proof generation and aux 0/1/other fractions.")
-    s.add_argument("--kind", action="append", choices=SYNTH_KINDS, metavar="KIND",
-                   help="workload kind (repeatable): %(choices)s; window-post / winning-post are Filecoin's "
-                        "circuits (with --sector-size): a Curio-shaped request decoded and checked, then the "
-                        "partition's witness with its phases")
-    s.add_argument("--sector-size", default="2KiB", help="with --kind window-post|winning-post: 2KiB (default), "
-                   "8MiB, 512MiB, 32GiB, 64GiB")
+                        "2^20 constraints. With --kind and --sector-size: one partition of Filecoin's circuit, from "
+                        "a Curio-shaped request decoded and checked as at submit, its witness with its phases.")
+    s.add_argument("--kind", choices=CIRCUIT_KINDS, metavar="KIND",
+                   help="Filecoin's circuit: %(choices)s (with --sector-size)")
+    s.add_argument("--sector-size", default="2KiB", choices=FILECOIN_SIZES, metavar="SIZE",
+                   help="with --kind: %(choices)s (default 2KiB)")
     s.add_argument("--sectors", type=int, help="with --kind window-post: sectors in the request (default: a full "
                    "partition, 2349 at 32GiB)")
-    s.add_argument("--preset", default="medium", choices=PRESET_NAMES, metavar="PRESET",
-                   help="preset with --kind: %(choices)s (default medium)")
     s.add_argument("--sizes", default="16,20", help="without --kind: log2 sizes (default 16,20)")
     s.add_argument("--repeat", type=int, default=3, help="timed repetitions (median; default 3)")
     s.add_argument("--seed", type=int, default=1, help="vanilla-proof seed with --kind (default 1)")
     s.add_argument("--threads", type=int, default=0, help="kernel threads (default 0: all cores); on a shared "
                    "machine 1 avoids stalls of parallel regions whose workers are descheduled")
-    s.add_argument("--witness-only", action="store_true", help="with --kind: time the witness only (no "
-                   "record/compile/SpMV; what a GPU prover's host does; 32g fits this way)")
     s.add_argument("--json", type=output_file, metavar="FILE", help="write the records as JSON")
     s.set_defaults(func=_synth)
 
 
 def _synth(args) -> int:
     from cuzk.bench import synth
-    from cuzk.circuits import KINDS
 
     synth.set_threads(args.threads)
-    filecoin = [k for k in args.kind or () if k in ("window-post", "winning-post")]
-    if filecoin:
-        from cuzk.bench import post_synth
-        from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
-
-        if len(args.kind) != 1:
-            raise CuzkError("--kind window-post / winning-post: one kind at a time")
-        if args.sector_size not in SECTOR_SIZES:
-            raise CuzkError(f"--sector-size: expected one of {', '.join(SECTOR_SIZES)}, got {args.sector_size!r}")
-        post_synth.run(filecoin[0].split("-")[0], args.sector_size, args.sectors, max(1, args.repeat), args.seed,
-                       args.json)
-        return 0
+    if args.sectors is not None and args.kind != "window-post":
+        raise CuzkError("--sectors goes with --kind window-post")
     if args.kind:
-        kinds = list(KINDS) if "all" in args.kind else list(dict.fromkeys(args.kind))
-        synth.run_kinds(kinds, args.preset, args.json, repeat=args.repeat, seed=args.seed,
-                        witness_only=args.witness_only)
+        from cuzk.bench import filecoin_synth
+
+        filecoin_synth.run(args.kind, args.sector_size, args.sectors, max(1, args.repeat), args.seed, args.json)
     else:
         try:
             sizes = tuple(int(x) for x in args.sizes.split(",") if x)
@@ -191,8 +142,8 @@ def _positive(text: str) -> int:
 def _register_prove(bsub) -> None:
     p = bsub.add_parser(
         "prove", help="Groth16 proofs of a stamped SHA-256 workload or a built-in circuit, per-phase timings",
-        description="Prove a stamped SHA-256 circuit of about 2^k constraints (or, with --kind/--preset, partition 0 "
-        "of a built-in workload circuit, as the daemon proves it) with setup-generated keys (proofs verified) up to "
+        description="Prove a stamped SHA-256 circuit of about 2^k constraints (or, with --kind/--sector-size, one "
+        "partition of Filecoin's circuit, as the daemon proves it) with setup-generated keys (proofs verified) up to "
         "--verify-up-to, random keys of the same shape above it (timed only). Prints the median wall time and every "
         "phase (CUDA-event timings on the GPU) after one warm-up proof.")
     p.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"], help="compute backend (default auto)")
@@ -207,15 +158,12 @@ def _register_prove(bsub) -> None:
                         "several sizes (3,10) share one circuit, witness and key")
     p.add_argument("--verify-up-to", type=int, default=20, metavar="K",
                    help="largest size proved with a real setup and verified (default 20)")
-    p.add_argument("--kind", choices=PROVE_KINDS, metavar="KIND",
-                   help="prove partition 0 of this built-in circuit instead of SHA-256 (--sizes is then ignored): "
-                        "%(choices)s; window-post / winning-post / porep are Filecoin's circuits (with --sector-size), "
-                        "proving a Curio-shaped request over random sectors (porep: partition 0 of a generated C1 "
-                        "output)")
-    p.add_argument("--preset", default="medium", choices=PRESET_NAMES, metavar="PRESET",
-                   help="preset with a model --kind: %(choices)s (default medium; 32g is a sector's partition, 2^27)")
-    p.add_argument("--sector-size", default="2KiB", choices=POST_SIZES, metavar="SIZE",
-                   help="with --kind window-post|winning-post|porep: %(choices)s (default 2KiB)")
+    p.add_argument("--kind", choices=CIRCUIT_KINDS, metavar="KIND",
+                   help="prove one partition of Filecoin's circuit instead of SHA-256 (--sizes is then ignored): "
+                        "%(choices)s (with --sector-size), from a Curio-shaped request over random sectors (porep: "
+                        "partition 0 of a generated C1 output; snap: partition 0 of generated partition proofs)")
+    p.add_argument("--sector-size", default="2KiB", choices=FILECOIN_SIZES, metavar="SIZE",
+                   help="with --kind: %(choices)s (default 2KiB; 32GiB is a sector's partition, 2^27)")
     p.add_argument("--seed", type=int, default=1, help="vanilla-proof seed with --kind (default 1)")
     p.add_argument("--device-memory", type=_device_memory, metavar="SIZE,...",
                    help="device memory the prover may use, e.g. 16GiB (default: what the card has, also 'card'); "
@@ -249,10 +197,9 @@ def _device_memory(text: str) -> list:
 def _prove(args) -> int:
     from cuzk.bench import prove
 
-    preset = args.sector_size if args.kind in FILECOIN_KINDS + ("porep",) else args.preset
     prove.run(args.backend, sizes=args.sizes, repeat=args.repeat, transfers=args.transfer,
               verify_up_to=args.verify_up_to, json_path=args.json, batches=args.batch, kind=args.kind,
-              preset=preset, seed=args.seed, device_memory=args.device_memory or [None])
+              preset=args.sector_size, seed=args.seed, device_memory=args.device_memory or [None])
     return 0
 
 
@@ -307,12 +254,12 @@ def _addr_parser():
 def _kind_parser():
     p = argparse.ArgumentParser(add_help=False)
     p.add_argument("--kind", default="winning-post",
-                   help="circuit id (window-post-2KiB, porep-c2-like-tiny, ...), or a family or proof kind name "
-                   "with --preset: window-post, winning-post (Filecoin's PoSt circuits), porep-c2-like, snap-like, "
-                   "synthetic, porep, ... (default winning-post); stress takes a comma-separated list")
-    p.add_argument("--preset", choices=DAEMON_PRESETS, metavar="PRESET",
-                   help="preset: %(choices)s; the sector sizes are window-post's and winning-post's, the others "
-                   "the models' and synthetic's (default: tiny, or 2KiB for the PoSt kinds)")
+                   help="circuit id (window-post-2KiB, snap-32GiB, synthetic-tiny, ...), or a family or proof kind "
+                   "name with --preset: window-post, winning-post, porep, snap (Filecoin's circuits), synthetic, "
+                   "POREP_SEAL_COMMIT, ... (default winning-post); stress takes a comma-separated list")
+    p.add_argument("--preset", metavar="PRESET",
+                   help="the size: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB for Filecoin's circuits, tiny, small, medium, "
+                   "large for synthetic (default: the family's smallest)")
     return p
 
 
@@ -372,14 +319,15 @@ def _register_daemon(bsub) -> None:
     p.set_defaults(func=_preload)
     g = bsub.add_parser("gen-vanilla", parents=[_kind_parser()], help="write vanilla proofs for a built-in circuit",
                         description="Generate random sector data, its trees and labels, and write a valid input "
-                        "of a built-in circuit. For window-post / winning-post (Filecoin's PoSt circuits) a JSON "
-                        "request as Curio sends one: vanilla_proofs (one bincode sector proof each), "
-                        "registered_proof, randomness, miner_id, partition_index, proof_kind, bytes as base64 "
-                        "(cuzk.formats.filecoin.post_request); with --count N a JSON array of N requests. For the "
-                        "other circuits the vanilla proof: with --count 1 the raw bytes SubmitProof's "
-                        "vanilla_proof carries (formats: README, cuzk.formats.vanilla); with --count N a JSON "
-                        "array of N base64 strings (cuzk-bench's --vanilla format). `--vanilla FILE` reads "
-                        "either back.")
+                        "of a built-in circuit. For Filecoin's circuits a JSON request as Curio sends one, bytes as "
+                        "base64 (cuzk.formats.filecoin.request_json): window-post / winning-post vanilla_proofs (one "
+                        "bincode sector proof each), registered_proof, randomness, miner_id, partition_index; porep "
+                        "vanilla_proof (Curio's C1 envelope), registered_proof, sector_number, miner_id; snap "
+                        "vanilla_proofs (one bincode PartitionProof each), registered_proof, comm_r_old, comm_r_new, "
+                        "comm_d_new; with --count N a JSON array of N requests. For synthetic the vanilla proof: "
+                        "with --count 1 the raw bytes SubmitProof's vanilla_proof carries; with --count N a JSON "
+                        "array of N base64 strings (cuzk-bench's --vanilla format). `--vanilla FILE` reads either "
+                        "back.")
     g.add_argument("--count", type=int, default=1, help="how many (default 1)")
     g.add_argument("-o", "--out", "--output", dest="out", required=True, type=output_file, help="output file")
     g.add_argument("--seed", type=int, help="generator seed (default: random); input i uses seed + i")

@@ -100,7 +100,6 @@ def run(sector_size: str, count: int, state_dir: str | None, json_path: str | No
 [srs]
 param_cache = "{param_dir}"
 [circuits]
-presets = ["tiny"]
 filecoin_params = "{filecoin_dir}"
 """
     with tempfile.TemporaryDirectory(prefix="cuzk-demo-") as tmp:

@@ -15,6 +15,8 @@ import time
 
 from cuzk.errors import CuzkError
 
+from . import circuit_report
+
 # circuitinfo's figures for v28 (constraints, public inputs with ONE): rust-fil-proofs PR #1325
 PUBLISHED = {32 << 30: (130_278_541, 328, "rust-fil-proofs PR #1325 (circuitinfo, v28)")}
 
@@ -33,37 +35,18 @@ def info(args) -> int:
 
     t0 = time.perf_counter()
     cfg = config_of(args.sector_size or "32GiB")
-    n = counts(cfg)
-    out = sys.stdout.write
-    out(f"circuit: {cfg.name} partition (rust-fil-proofs v28 StackedDRG, {cfg.layers} layers, "
-        f"{cfg.challenges} challenge(s) per partition, {cfg.partitions} partition(s) per sector)\n")
-    out(f"constraints {n.constraints}\n")
-    out(f"public inputs {n.inputs}\n")
-    out(f"aux variables {n.aux}\n")
-    out(f"trees: D binary sha254, depth {cfg.tree_d_depth}; C and R-last Poseidon, arities "
-        f"{'-'.join(str(a) for a in cfg.arities)}\n")
-    out(f"parameters: {cfg.parameter_stem()}.params\n")
-    pub = PUBLISHED.get(cfg.sector_size)
-    if pub:
-        c, i, src = pub
-        same = (c, i) == (n.constraints, n.inputs)
-        out(f"published: constraints {c}, public inputs {i} ({src}): {'equal' if same else 'DIFFERENT'}\n")
-    out(f"counted in {time.perf_counter() - t0:.2f} s, not built\n")
-    return 0
+    title = (f"{cfg.name} partition (rust-fil-proofs v28 StackedDRG, {cfg.layers} layers, "
+             f"{cfg.challenges} challenge(s) per partition, {cfg.partitions} partition(s) per sector)")
+    trees = (f"trees: D binary sha254, depth {cfg.tree_d_depth}; C and R-last Poseidon, arities "
+             f"{'-'.join(str(a) for a in cfg.arities)}")
+    return circuit_report.counts(title, counts(cfg), [trees], cfg.parameter_stem(), PUBLISHED.get(cfg.sector_size), t0)
 
 
 def _input_file(path: str) -> dict:
     """A --vanilla file: a JSON request (gen-vanilla's) or a raw C1 output (Curio's envelope or bare)."""
-    from pathlib import Path
-
     from cuzk.formats.filecoin import request_json
 
-    try:
-        data = Path(path).read_bytes()
-    except IsADirectoryError:
-        raise CuzkError(f"--vanilla {path}: is a directory") from None
-    except OSError as exc:
-        raise CuzkError(f"--vanilla {path}: {exc.strerror}") from None
+    data = circuit_report.read_file(path, "--vanilla")
     if request_json.looks_like_request(data):
         fields = request_json.from_json(data, f"--vanilla {path}")
         if "vanilla_proof" not in fields:

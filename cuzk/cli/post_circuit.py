@@ -19,10 +19,11 @@ import base64
 import json
 import sys
 import time
-from pathlib import Path
 
 from cuzk.errors import CuzkError, FormatError
 from cuzk.progress import Status
+
+from . import circuit_report
 
 KINDS = {"window-post": "window", "winning-post": "winning"}
 # circuitinfo's figures for v28 (constraints, public inputs with ONE): rust-fil-proofs PR #1325
@@ -46,33 +47,12 @@ def info(args) -> int:
 
     t0 = time.perf_counter()
     cfg = config_of(args.kind, args.sector_size or "32GiB")
-    n = counts(cfg)
-    out = sys.stdout.write
-    out(f"circuit: {post_kind.circuit_id(cfg)} (rust-fil-proofs v28 FallbackPoSt, "
-        f"{cfg.sectors_per_partition} sector slot(s) x {cfg.challenges_per_sector} challenge(s))\n")
-    out(f"constraints {n.constraints}\n")
-    out(f"public inputs {n.inputs}\n")
-    out(f"aux variables {n.aux}\n")
-    out(f"tree: arities {'-'.join(str(a) for a in (cfg.base_arity, cfg.sub_arity, cfg.top_arity))}, "
-        f"{cfg.path_length} path levels\n")
-    out(f"parameters: {post_kind.parameter_stem(cfg)}.params\n")
-    pub = PUBLISHED.get((cfg.kind, cfg.sector_size))
-    if pub:
-        c, i, src = pub
-        same = c == n.constraints and (i is None or i == n.inputs)
-        out(f"published: constraints {c}" + (f", public inputs {i}" if i else "") +
-            f" ({src}): {'equal' if same else 'DIFFERENT'}\n")
-    out(f"counted in {time.perf_counter() - t0:.2f} s, not built\n")
-    return 0
-
-
-def _read(path: str, what: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except IsADirectoryError:
-        raise CuzkError(f"{what} {path}: is a directory") from None
-    except OSError as exc:
-        raise CuzkError(f"{what} {path}: {exc.strerror}") from None
+    title = (f"{post_kind.circuit_id(cfg)} (rust-fil-proofs v28 FallbackPoSt, "
+             f"{cfg.sectors_per_partition} sector slot(s) x {cfg.challenges_per_sector} challenge(s))")
+    tree = (f"tree: arities {'-'.join(str(a) for a in (cfg.base_arity, cfg.sub_arity, cfg.top_arity))}, "
+            f"{cfg.path_length} path levels")
+    return circuit_report.counts(title, counts(cfg), [tree], post_kind.parameter_stem(cfg),
+                                 PUBLISHED.get((cfg.kind, cfg.sector_size)), t0)
 
 
 def _public_file(path: str) -> dict:
@@ -80,7 +60,7 @@ def _public_file(path: str) -> dict:
     from cuzk.formats.filecoin.cid import commitment_from_cid
 
     try:
-        obj = json.loads(_read(path, "--public"))
+        obj = json.loads(circuit_report.read_file(path, "--public"))
         rnd = base64.b64decode(obj["Randomness"], validate=True)
         proof = int(obj["Proofs"][0]["PoStProof"])
         sectors = obj["ChallengedSectors"]
@@ -103,7 +83,7 @@ def check(args) -> int:
     from cuzk.formats.filecoin.post_vanilla import decode_sector_proofs
 
     kind = KINDS[args.kind]
-    data = _read(args.vanilla, "--vanilla")
+    data = circuit_report.read_file(args.vanilla, "--vanilla")
     pub = _public_file(args.public) if args.public else None
     if data[:1] == b"{":
         req = from_json(data, f"--vanilla {args.vanilla}")

@@ -9,7 +9,7 @@ plus types.py, errors.py and config.py):
     resources/  the host-memory budget and the proving devices
     observe/    Prometheus metrics, the pipeline trace, process memory
     params/     where proving keys come from; the SRS manager (tiers hot / warm / cold)
-    catalog/    the circuit registry and its circuits (workloads, synthetic, circom)
+    catalog/    the circuit registry and its circuits (Filecoin's, synthetic, circom)
     jobs/       a job's lifecycle, the job store, the journal, crash recovery
     pipeline/   batch collector, scheduler, synthesis and prover stages, fault injection
     aggregation/  SnarkPack aggregates of jobs or given proofs and their verification, beside the pipeline

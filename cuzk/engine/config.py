@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from cuzk.circuits import PRESETS
 from cuzk.errors import CuzkError
 from cuzk.user_dirs import state_dir as default_state_dir
 
@@ -113,8 +112,6 @@ class SrsConfig:
 
 @dataclass
 class CircuitsConfig:
-    presets: list = field(default_factory=lambda: ["tiny", "small", "medium"])
-    default_preset: str = "tiny"
     synthetic: bool = False
     circom: list = field(default_factory=list)
     filecoin_params: str = ""  # "" = $FIL_PROOFS_PARAMETER_CACHE or /var/tmp/filecoin-proof-parameters
@@ -285,18 +282,12 @@ class EngineConfig:
             raise ConfigError("daemon.tls_cert and daemon.tls_key: TLS needs both the certificate and the key")
         self.auth_token()
         for name, items, ok in (
-            ("circuits.presets", self.circuits.presets, lambda v: isinstance(v, str)),
             ("srs.preload", self.srs.preload, lambda v: isinstance(v, str)),
             ("gpus.devices", self.gpus.devices, lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0),
         ):
             for i, v in enumerate(items):
                 if not ok(v):
                     raise ConfigError(f"{name}[{i}]: {v!r} is not a valid entry")
-        for preset in self.circuits.presets:
-            if preset not in PRESETS:
-                raise ConfigError(f"circuits.presets: unknown preset {preset!r} (have {', '.join(PRESETS)})")
-        if self.circuits.presets and self.circuits.default_preset not in self.circuits.presets:
-            raise ConfigError("circuits.default_preset: must be one of circuits.presets")
         for i, c in enumerate(self.circuits.circom):
             if not isinstance(c, dict) or not c.get("id") or not c.get("zkey"):
                 raise ConfigError(f"circuits.circom[{i}]: needs at least id and zkey")
@@ -513,18 +504,12 @@ preload = []
 pinned_budget = "auto"
 
 [circuits]
-# Presets of the built-in Filecoin-shaped workload models to serve (porep-c2-like, snap-like;
-# circuit ids "<kind>-<preset>"): tiny, small, medium, large, 32g. A request's sector_size (2KiB
-# tiny, 8MiB small, 512MiB medium, 32GiB/64GiB 32g) or registered_proof selects the preset.
-# Filecoin's PoSt circuits (window-post-<size>, winning-post-<size>) are served at every size.
-presets = ["tiny", "small", "medium"]
-# Preset of requests that give neither sector_size nor registered_proof.
-default_preset = "tiny"
 # Also register the synthetic test/benchmark circuit (synthetic-tiny/-small/-medium; by id only).
 synthetic = false
-# Directory of Filecoin's Groth16 parameters (v28-*.params, .vk), read by their Filecoin names for
-# window-post-<size> and winning-post-<size> (WINDOW_POST_PARTITION and WINNING_POST requests, the
-# size from registered_proof): "" = $FIL_PROOFS_PARAMETER_CACHE or /var/tmp/filecoin-proof-parameters.
+# Directory of Filecoin's Groth16 parameters (v28-*.params, .vk), read by their Filecoin names: ""
+# = $FIL_PROOFS_PARAMETER_CACHE or /var/tmp/filecoin-proof-parameters. Filecoin's circuits are served
+# at every size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB): window-post-<size>, winning-post-<size>,
+# porep-<size>, snap-<size>; a request's registered_proof (else its sector_size) picks the size.
 filecoin_params = ""
 # circom circuits: [[circuits.circom]] id = "...", zkey = "path.zkey", proof_kind = "winning-post",
 # priority = "normal", batchable = false; their vanilla_proof is a .wtns file's bytes. One that

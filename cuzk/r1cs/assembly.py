@@ -42,8 +42,8 @@ def peak_bytes_estimate(rows: int, nnz: int, num_aux: int) -> int:
     """Bytes `assemble` adds at its peak: row pointers (4 per row and matrix),
     columns and provisional ids (4 + 4 per term), the narrowed ids of the matrix
     being narrowed, densities (3 per aux), one chunk's merge buffers and
-    the kernels. Measured over the recording: porep-c2-like large 1.13 GB (this gives
-    1.24 GB); 32g 8.5 GB (this gives 9.2 GB)."""
+    the kernels. Measured over the recording of the (since removed) PoRep model: 16M
+    constraints 1.13 GB (this gives 1.24 GB); 131M 8.5 GB (this gives 9.2 GB)."""
     return 12 * rows + 9 * nnz + 3 * num_aux + 8 * CHUNK_TERMS + (32 << 20)
 
 

@@ -1,7 +1,7 @@
 """A small client for the cuzk.v1 service (used by the bench tool and tests).
 
     with ProvingClient("unix:/run/cuzk.sock") as c:
-        r = c.prove(circuit_id="porep-c2-like-tiny", vanilla_proof=data)   # AwaitProofResponse
+        r = c.prove(circuit_id="synthetic-tiny", vanilla_proof=data)   # AwaitProofResponse
         r = c.prove(**fields)   # a PoSt request as Curio sends it: proof_kind, vanilla_proofs, randomness, ...
     ProvingClient("prover:9820", token=..., tls_ca="ca.pem")   # TCP daemons need a token; TLS optional
 """

@@ -2,7 +2,7 @@
 
 The verifying key comes from the daemon (GetVerifyingKey); the public inputs
 should come from the client's own knowledge of the statement (for the
-built-in workloads, the vanilla proof it sent), not from the daemon's answer.
+built-in circuits, the vanilla proofs it sent), not from the daemon's answer.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@
 #                                       on the same warm machine, run the sectors (STATE inside the checkout, an
 #                                       ignored path, survives between calls on a warm machine)
 #
-# Environment: KIND (porep; porep-c2-like: the workload model), PRESET (32GiB; 32g for the model), COUNT (2), MODES (pipelined,pipelined+batched), BATCH (batch size, 2), SYNTH
+# Environment: KIND (porep, or snap: a SnapDeals update of sixteen partitions), PRESET (32GiB), COUNT (2), MODES (pipelined,pipelined+batched), BATCH (batch size, 2), SYNTH
 # (synthesis threads, 2), STATE (the daemons' state and parameter folder, /tmp/cuzk-bench), SECTOR_S (seconds the sector run may take, 480: past it the daemons' stacks and
 # logs are saved and they are stopped), SECTOR_TESTS (the pytest arguments after it: the engine and
 # prefetch tests), and common.sh's (OUT, LOG, CURVES, CALL_S).

@@ -39,7 +39,7 @@ class FrontDaemon:
         self.config.write_text(f'[daemon]\nlisten = "unix://{self.socket}"\nstate_dir = "{workdir}"\n'
                                f'[gpus]\nbackend = "cpu"\ngpu_threads = 1\n[synthesis]\nthreads = 1\n'
                                f'[memory]\ntotal_budget = "2GiB"\n'
-                               f'[srs]\nparam_cache = "{param_dir}"\n[circuits]\npresets = ["tiny"]\n'
+                               f'[srs]\nparam_cache = "{param_dir}"\n[circuits]\n'
                                f'synthetic = true\nfilecoin_params = "{filecoin_params}"\n')
         self.args = [sys.executable, "-m", "cuzk", "daemon", "--config", str(self.config), "--ray-address",
                      ray_address]

@@ -1,15 +1,13 @@
-"""Engines on the tiny built-in workloads plus the synthetic circuit, sharing one parameter
-directory per test session; Filecoin's PoSt circuits read the session's test parameters
-(the `filecoin_params` fixture, tests/conftest.py) where a test passes them."""
+"""Engines serving Filecoin's circuits plus the synthetic circuit, sharing one parameter directory
+per test session; Filecoin's circuits read the session's test parameters (the `filecoin_params`
+fixture, tests/conftest.py) where a test passes them."""
 
 from __future__ import annotations
 
 import pytest
 
-from cuzk.circuits import get_kind
 from cuzk.engine import Engine, EngineConfig
 from cuzk.engine.catalog import synthetic
-from cuzk.formats.vanilla import generate_vanilla
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +22,6 @@ def make_engine(state_dir):
     def make(**settings):
         cfg = EngineConfig()
         cfg.daemon.state_dir = str(state_dir)
-        cfg.circuits.presets = ["tiny"]
         cfg.circuits.synthetic = True
         cfg.gpus.backend = "cpu"
         cfg.gpus.gpu_threads = 1  # tiny circuits: parallel kernels only add overhead
@@ -42,11 +39,8 @@ def make_engine(state_dir):
 
 @pytest.fixture(scope="session")
 def vanilla():
-    """A fresh valid vanilla proof for the synthetic circuit (or a model: 'porep-c2-like', 'snap-like')
-    at the tiny preset."""
-    def make(kind: str = synthetic.FAMILY) -> bytes:
-        if kind == synthetic.FAMILY:
-            return synthetic.generate_vanilla("tiny")
-        return generate_vanilla(get_kind(kind), "tiny")
+    """A fresh valid vanilla proof for the synthetic circuit at the tiny preset."""
+    def make() -> bytes:
+        return synthetic.generate_vanilla("tiny")
 
     return make

@@ -30,7 +30,6 @@ def engine(tmp_path_factory):
     cfg = EngineConfig()
     cfg.daemon.state_dir = str(tmp_path_factory.mktemp("state"))
     cfg.srs.param_cache = str(tmp_path_factory.mktemp("params"))
-    cfg.circuits.presets = ["tiny"]
     cfg.circuits.synthetic = True
     cfg.gpus.backend = "cpu"
     cfg.gpus.gpu_threads = 1

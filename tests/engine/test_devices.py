@@ -89,7 +89,6 @@ def test_engine_sends_each_circuit_to_the_idle_device_holding_it_and_reports_eac
     that proves it is the one affinity chose), each held by one of two devices."""
     cfg = EngineConfig()
     cfg.daemon.state_dir = str(state_dir)
-    cfg.circuits.presets = ["tiny"]
     cfg.circuits.filecoin_params = str(filecoin_params)
     cfg.gpus.backend = "cpu"
     cfg.synthesis.kernel_threads = 0  # loading checks every point of the parameters: all cores

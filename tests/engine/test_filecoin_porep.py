@@ -13,16 +13,15 @@ import os
 
 import numpy as np
 import pytest
-from groth16_oracle import R, read_vk, verify_job, verify_one
+from sector_proofs import prove_and_verify, refused_at_submit, setup_refuses_a_size
 
 from cuzk.circuits.filecoin.porep_challenges import interactive_challenges, public_inputs
 from cuzk.circuits.filecoin.porep_config import porep_config
 from cuzk.circuits.filecoin.sdr import SdrGraph
 from cuzk.engine.errors import InvalidRequest
-from cuzk.engine.types import JobState, Priority, ProofKind, ProofRequest
+from cuzk.engine.types import ProofKind, ProofRequest
 from cuzk.formats.filecoin.porep_request import sample_request
 
-TIMEOUT = 1800
 V1_1_2K = 5  # Go abi.RegisteredSealProof StackedDrg2KiBV1_1
 PARAMS_STEM = ("v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-"
                "032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f")  # rust-fil-proofs parameters.json
@@ -88,17 +87,7 @@ def test_curio_requests_are_checked_at_submit(make_engine, tmp_path):
         "truncated": (dict(vanilla_proof=good.vanilla_proof[:-9]), "C1 output"),
         "no vanilla proof": (dict(vanilla_proof=b""), "no vanilla proof"),
     }
-    accepted = engine.submit(good)
-    assert accepted.circuit_id == "porep-2KiB"
-    for name, (change, says) in cases.items():
-        with pytest.raises(InvalidRequest) as err:
-            engine.submit(ProofRequest(**{**good.__dict__, **change}))
-        msg = str(err.value)
-        assert says in msg and "\n" not in msg, (name, msg)
-    res = engine.await_job(accepted.job_id, TIMEOUT)
-    assert res.state == JobState.FAILED and PARAMS_STEM in res.error, res.error
-    st = engine.status()
-    assert (st.completed, st.failed) == (0, 1)  # the refused requests never became jobs
+    refused_at_submit(engine, good, cases, "porep-2KiB", PARAMS_STEM)
 
 
 def test_non_interactive_porep_is_refused(make_engine, tmp_path):
@@ -125,21 +114,8 @@ def test_partition_witness_satisfies_the_circuit():
 
 
 def _prove_and_verify(make_engine, tmp_path, backend: str) -> None:
-    from cuzk.cli.main import main
-
-    params = tmp_path / "params"
-    assert main(["setup", "--kind", "porep", "--sector-size", "2KiB", "--params-dir", str(params),
-                 "--backend", backend]) == 0
-    engine = make_engine(circuits__filecoin_params=str(params), gpus__backend=backend, gpus__gpu_threads=0)
     req = request(6)
-    res = engine.prove(req, TIMEOUT)
-    assert res.state == JobState.COMPLETED, res.error
-    assert (res.circuit_id, res.priority) == ("porep-2KiB", Priority.NORMAL)
-    vk = read_vk(params / f"{PARAMS_STEM}.vk")
-    expected = statement(req)
-    assert [list(map(int, xs)) for xs in res.public_inputs] == expected
-    assert verify_job(vk, res.proof, expected)
-    assert not verify_one(vk, res.proof, [(expected[0][0] + 1) % R] + expected[0][1:])
+    prove_and_verify(make_engine, tmp_path, backend, "porep", req, statement(req), "porep-2KiB", PARAMS_STEM)
 
 
 @pytest.mark.slow
@@ -154,9 +130,4 @@ def test_curio_request_proves_and_verifies_gpu(make_engine, tmp_path):
 
 
 def test_setup_of_porep_refuses_a_size_filecoin_lacks_before_any_work(tmp_path, capsys):
-    from cuzk.cli.main import main
-
-    assert main(["setup", "--kind", "porep", "--sector-size", "3KiB", "--params-dir", str(tmp_path / "p")]) != 0
-    err = capsys.readouterr().err
-    assert "--sector-size" in err and "32GiB" in err and "Traceback" not in err
-    assert not any((tmp_path / "p").glob("*.params"))
+    setup_refuses_a_size("porep", tmp_path, capsys)

@@ -11,17 +11,16 @@ from __future__ import annotations
 import os
 
 import pytest
-from groth16_oracle import R, read_vk, verify_job, verify_one
+from sector_proofs import prove_and_verify, refused_at_submit, setup_refuses_a_size
 
 from cuzk.circuits.filecoin.snap_config import snap_config
 from cuzk.engine.catalog.served import build_registry
 from cuzk.engine.config import EngineConfig
-from cuzk.engine.errors import InvalidRequest, UnknownCircuit
-from cuzk.engine.types import JobState, Priority, ProofKind, ProofRequest
+from cuzk.engine.errors import UnknownCircuit
+from cuzk.engine.types import Priority, ProofKind, ProofRequest
 from cuzk.formats.filecoin import snap_vanilla as sv
 from cuzk.formats.filecoin.snap_request import sample_request
 
-TIMEOUT = 1800
 # rust-fil-proofs parameters.json: StackedDrg2KiBV1's update parameters
 PARAMS_STEM = ("v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-"
                "fb9e095bebdd77511c0269b967b4d87ba8b8a525edaa0e165de23ba454510194")
@@ -99,17 +98,7 @@ def test_curio_requests_are_checked_at_submit(make_engine, tmp_path):
         "comm_r_old >= r": (dict(comm_r_old=b"\xff" * 32), "comm_r_old: not a field element"),
         "truncated": (dict(vanilla_proofs=[good.vanilla_proofs[0][:-9]]), "partition 0"),
     }
-    accepted = engine.submit(good)
-    assert accepted.circuit_id == "snap-2KiB"
-    for name, (change, says) in cases.items():
-        with pytest.raises(InvalidRequest) as err:
-            engine.submit(ProofRequest(**{**good.__dict__, **change}))
-        msg = str(err.value)
-        assert says in msg and "\n" not in msg, (name, msg)
-    res = engine.await_job(accepted.job_id, TIMEOUT)
-    assert res.state == JobState.FAILED and PARAMS_STEM in res.error, res.error
-    st = engine.status()
-    assert (st.completed, st.failed) == (0, 1)  # the refused requests never became jobs
+    refused_at_submit(engine, good, cases, "snap-2KiB", PARAMS_STEM)
 
 
 def test_partition_witness_satisfies_the_circuit():
@@ -129,21 +118,8 @@ def test_partition_witness_satisfies_the_circuit():
 
 
 def _prove_and_verify(make_engine, tmp_path, backend: str) -> None:
-    from cuzk.cli.main import main
-
-    params = tmp_path / "params"
-    assert main(["setup", "--kind", "snap", "--sector-size", "2KiB", "--params-dir", str(params),
-                 "--backend", backend]) == 0
-    engine = make_engine(circuits__filecoin_params=str(params), gpus__backend=backend, gpus__gpu_threads=0)
     req = request(6)
-    res = engine.prove(req, TIMEOUT)
-    assert res.state == JobState.COMPLETED, res.error
-    assert (res.circuit_id, res.priority) == ("snap-2KiB", Priority.NORMAL)
-    vk = read_vk(params / f"{PARAMS_STEM}.vk")
-    expected = statement(req)
-    assert [list(map(int, xs)) for xs in res.public_inputs] == expected
-    assert verify_job(vk, res.proof, expected)
-    assert not verify_one(vk, res.proof, [expected[0][0], (expected[0][1] + 1) % R] + expected[0][2:])
+    prove_and_verify(make_engine, tmp_path, backend, "snap", req, statement(req), "snap-2KiB", PARAMS_STEM)
 
 
 @pytest.mark.slow
@@ -176,9 +152,4 @@ def test_gen_vanilla_writes_a_curio_shaped_request(tmp_path):
 
 
 def test_setup_of_snap_refuses_a_size_filecoin_lacks_before_any_work(tmp_path, capsys):
-    from cuzk.cli.main import main
-
-    assert main(["setup", "--kind", "snap", "--sector-size", "3KiB", "--params-dir", str(tmp_path / "p")]) != 0
-    err = capsys.readouterr().err
-    assert "--sector-size" in err and "32GiB" in err and "Traceback" not in err
-    assert not any((tmp_path / "p").glob("*.params"))
+    setup_refuses_a_size("snap", tmp_path, capsys)

@@ -1,5 +1,5 @@
-"""Which circuit a request selects: proof kind + sector_size / registered_proof -> preset,
-circuit ids and kind names; unknown sizes and unserved presets are clear errors."""
+"""Which circuit a request selects: proof kind + sector_size / registered_proof -> size, circuit ids,
+family and kind names; unknown sizes and unserved presets are clear errors."""
 
 import pytest
 
@@ -37,12 +37,13 @@ def test_proof_kinds_map_to_the_circuits_by_sector_size(registry):
 
 
 def test_circuit_ids_and_names(registry):
-    assert cid(registry, circuit_id="snap-like-medium") == "snap-like-medium"
+    assert cid(registry, circuit_id="snap-512MiB") == "snap-512MiB"
     assert cid(registry, circuit_id="winning-post", sector_size=512 << 20) == "winning-post-512MiB"
     assert cid(registry, circuit_id="snap", sector_size=512 << 20) == "snap-512MiB"
     assert registry.lookup("winning-post", "8MiB").circuit_id == "winning-post-8MiB"
     assert registry.lookup("WINDOW_POST_PARTITION", "32GiB").circuit_id == "window-post-32GiB"
-    assert registry.lookup("porep-c2-like").circuit_id == "porep-c2-like-tiny"
+    assert registry.lookup("porep").circuit_id == "porep-2KiB"  # a family at its first (smallest) size
+    assert cid(registry, circuit_id="porep") == "porep-2KiB"
     assert registry.presets("window-post")[0] == "2KiB" and registry.presets("porep")[0] == "2KiB"
     assert registry.presets("window-post-2KiB") == [] and registry.presets("nope") == []
     with pytest.raises(UnknownCircuit, match="proves WINNING_POST, not POREP_SEAL_COMMIT"):
@@ -70,4 +71,3 @@ def test_request_fields_name_their_proof_kind(registry):
     req = ProofRequest(**fields)
     assert req.proof_kind is ProofKind.WINNING_POST and registry.resolve(req).circuit_id == "winning-post-2KiB"
     assert ProofRequest(proof_kind="window-post").proof_kind is ProofKind.WINDOW_POST_PARTITION
-    assert registry.get("porep-c2-like-tiny").sample_request(1).keys() == {"vanilla_proof"}

@@ -23,7 +23,6 @@ def engine_config(state_dir, param_dir, **settings) -> EngineConfig:
     cfg = EngineConfig()
     cfg.daemon.state_dir = str(state_dir)
     cfg.srs.param_cache = str(param_dir)
-    cfg.circuits.presets = ["tiny"]
     cfg.circuits.synthetic = True
     cfg.gpus.backend = "cpu"
     cfg.gpus.gpu_threads = 1

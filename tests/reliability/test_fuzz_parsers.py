@@ -156,12 +156,14 @@ def test_fuzz_wtns():
 
 
 def test_fuzz_vanilla():
-    from cuzk.circuits import KINDS
-    from cuzk.formats.vanilla import parse_vanilla
+    from cuzk.engine.catalog import synthetic
 
-    kind = KINDS["snap-like"]
-    data = parse_vanilla(kind, "tiny", S.vanilla()[1])
-    assert kind.public_inputs("tiny", data)[0] == kind.witness("tiny", data, 0)[1]
+    from cuzk.engine.types import ProofRequest
+
+    spec = synthetic.make_spec("tiny", "/nonexistent")
+    (v,) = S.vanilla()
+    req = ProofRequest(circuit_id="synthetic-tiny", vanilla_proof=v)
+    assert TARGETS["vanilla"].fn(v) == [xs[0] for xs in spec.public_inputs(req)]
     _smoke("vanilla")
 
 

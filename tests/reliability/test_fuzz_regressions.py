@@ -66,44 +66,6 @@ def test_json_that_python_cannot_load(target):
         T.TARGETS[target].fn(b'["\xff"]')
 
 
-def _container(header: bytes) -> bytes:
-    import struct
-
-    return struct.pack("<8sI", b"CUZKVAN1", len(header)) + header
-
-
-@pytest.mark.parametrize("header,words", [
-    (b"[1, 2]", "header is a JSON list, expected an object"),
-    (b"[" * 50000 + b"]" * 50000, "header: invalid JSON \\(nested too deeply"),
-    (b'{"version": ' + b"9" * 5000 + b"}", "header: invalid JSON \\(Exceeds the limit"),
-    (b"\xff\xfe", "header: cannot read \\(not UTF-8"),
-])
-def test_vanilla_header_that_is_not_an_object(header, words):
-    from cuzk.circuits import KINDS
-    from cuzk.formats.vanilla import parse_vanilla
-
-    with pytest.raises(FormatError, match=words):
-        parse_vanilla(KINDS["porep-c2-like"], "tiny", _container(header))
-
-
-def test_vanilla_array_table_of_the_wrong_types():
-    import json
-
-    from cuzk.circuits import KINDS
-    from cuzk.formats.vanilla import parse_vanilla
-
-    kind = KINDS["snap-like"]
-    good = S.vanilla()[1]
-    head = json.loads(good[12:12 + int.from_bytes(good[8:12], "little")])
-    for arrays, words in (([1, 2], "header field 'arrays': expected a list of objects"),
-                          ("x", "header field 'arrays'"),
-                          ([dict(m, offset="0") for m in head["arrays"]], "offset '0' is not an integer"),
-                          ([dict(m, shape=7) for m in head["arrays"]], "expected u1"),
-                          ([dict(m, offset=None) for m in head["arrays"]], "offset None is not an integer")):
-        with pytest.raises(FormatError, match=words):
-            parse_vanilla(kind, "tiny", _container(json.dumps(dict(head, arrays=arrays)).encode()))
-
-
 @pytest.mark.parametrize("text,words", [
     (b"[daemon]\nlisten = \"\xff\"\n", "not UTF-8 text"),
     (b"a = " + b"[" * 100000 + b"]" * 100000, "not valid TOML \\(nested too deeply\\)"),
@@ -112,7 +74,6 @@ def test_vanilla_array_table_of_the_wrong_types():
     (b"[memory]\ntotal_budget = \"1" + b"0" * 400 + b"GiB\"\n", "memory.total_budget: .* is too large"),
     (b"[gpus]\ndevices = [\"a\"]\n", "gpus.devices\\[0\\]: 'a' is not a valid entry"),
     (b"[srs]\npreload = [1]\n", "srs.preload\\[0\\]"),
-    (b"[circuits]\npresets = [[]]\n", "circuits.presets\\[0\\]"),
     (b"[[circuits.circom]]\nid = \"c\"\nzkey = \"k\"\nproof_kind = 4\n", "circuits.circom\\[0\\].proof_kind"),
 ])
 def test_config_files_that_used_to_escape(text, words):

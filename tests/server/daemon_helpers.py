@@ -1,5 +1,5 @@
-"""A test daemon: `cuzk daemon` as a subprocess on the tiny built-in workloads and the synthetic circuit,
-and Filecoin's PoSt circuits when given the session's test parameters (`filecoin_params`)."""
+"""A test daemon: `cuzk daemon` as a subprocess on the synthetic circuit, and Filecoin's circuits when
+given the session's test parameters (`filecoin_params`)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ gpu_threads = 1
 [srs]
 param_cache = "{param_dir}"
 [circuits]
-presets = ["tiny"]
 synthetic = true
 filecoin_params = "{filecoin_params or ''}"
 {settings}

@@ -30,7 +30,7 @@ def test_bad_config_is_a_one_line_error(tmp_path):
 def test_second_daemon_on_a_live_socket_is_refused(daemon):
     cfg = daemon.workdir / "second.toml"
     cfg.write_text(f'[daemon]\nlisten = "unix://{daemon.socket}"\nstate_dir = "{daemon.workdir / "second"}"\n'
-                   '[circuits]\npresets = ["tiny"]\n[gpus]\nbackend = "cpu"\n')
+                   '[gpus]\nbackend = "cpu"\n')
     with daemon.client() as c:
         before = c.status().uptime_seconds
     t0 = time.monotonic()

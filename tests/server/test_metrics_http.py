@@ -91,8 +91,6 @@ backend = "cpu"
 gpu_threads = 1
 [srs]
 param_cache = "{param_dir}"
-[circuits]
-presets = ["tiny"]
 """)
     with d:
         url = f"http://127.0.0.1:{port}/metrics"

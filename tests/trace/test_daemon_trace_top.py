@@ -27,7 +27,6 @@ gpu_threads = 1
 [srs]
 param_cache = "{params}"
 [circuits]
-presets = ["tiny"]
 synthetic = true
 """).start()
     yield d

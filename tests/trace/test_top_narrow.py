@@ -8,15 +8,14 @@ from cuzk.cli.main import main
 from cuzk.engine.catalog import synthetic
 from cuzk.server.local_daemon import LocalDaemon
 
-PRESETS = ("tiny", "small", "medium")
-KINDS = ("porep-c2-like", "snap-like")
-POST_SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")  # Filecoin's PoSt circuits, served at every size
+FAMILIES = ("window-post", "winning-post", "porep", "snap")
+SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")  # Filecoin's circuits, served at every size
 
 
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory):
-    """The default presets: 6 models and 10 Filecoin PoSt circuits (parameters are made or read only when
-    used: none here)."""
+    """Filecoin's 20 circuits and the synthetic ones (parameters are made or read only when used: none
+    here)."""
     d = LocalDaemon(tmp_path_factory.mktemp("daemon"), f"""shutdown_timeout = "2m"
 [gpus]
 backend = "cpu"
@@ -24,9 +23,8 @@ gpu_threads = 1
 [srs]
 param_cache = "{tmp_path_factory.mktemp("params")}"
 [circuits]
-presets = {list(PRESETS)!r}
 synthetic = true
-""".replace("'", '"')).start()
+""").start()
     yield d
     d.stop()
 
@@ -46,8 +44,7 @@ def test_top_once_fits_80_columns(daemon, monkeypatch, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert max(len(line) for line in lines) <= 80
     assert not any("…" in line for line in lines), "\n".join(lines)
-    circuits = [f"{k}-{p}" for p in PRESETS for k in KINDS] + [f"{k}-post-{s}" for s in POST_SIZES
-                                                              for k in ("window", "winning")]
+    circuits = [f"{k}-{s}" for s in SIZES for k in FAMILIES]
     rows = {line.split()[0]: line for line in lines if line.split() and line.split()[0] in circuits}
     assert sorted(rows) == sorted(circuits)  # one row each, the whole id first
     assert all(row.split()[1] == "COLD" for row in rows.values())

@@ -14,7 +14,6 @@ CIRCUIT = "synthetic-tiny"
 def engine_config(state_dir, **settings) -> EngineConfig:
     cfg = EngineConfig()
     cfg.daemon.state_dir = str(state_dir)
-    cfg.circuits.presets = ["tiny"]
     cfg.circuits.synthetic = True
     cfg.gpus.backend = "cpu"
     cfg.gpus.gpu_threads = 1

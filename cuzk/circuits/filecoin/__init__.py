@@ -1,8 +1,7 @@
 """Filecoin's own statements, bit-compatible with rust-fil-proofs v28.
 
-Unlike the look-alike workload models one level up (porep-c2-like,
-snap-like), everything here follows Filecoin exactly, so that a proof made
-from these inputs verifies against Filecoin's verifying keys:
+Everything here follows Filecoin exactly, so that a proof made from these
+inputs verifies against Filecoin's verifying keys:
 
     registered_proofs   RegisteredPoStProof / RegisteredSealProof numbers ->
                         PostConfig (sector size, tree shape, the circuit's

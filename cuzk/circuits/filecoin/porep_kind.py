@@ -14,8 +14,7 @@ import numpy as np
 
 from cuzk.errors import FormatError
 
-from ..fr_bytes import CURVE, ints
-from . import porep_circuit
+from . import partition_cache, porep_circuit
 from .porep_config import PorepConfig, porep_config_for
 from .registered_proofs import SIZE_NAMES
 
@@ -40,29 +39,19 @@ def inputs(part) -> porep_circuit.PorepInputs:
 
 def witness(cfg: PorepConfig, part, out: np.ndarray | None = None) -> tuple[np.ndarray, list[int]]:
     """(w = [1, inputs..., aux...] Montgomery, public inputs) of one partition's vanilla proof."""
-    from cuzk.r1cs import WitnessCS
-    from cuzk.r1cs.witness_phases import phase
-
     x = inputs(part)
-    cs = WitnessCS(CURVE)
-    porep_circuit.synthesize(cs, cfg, x)
-    with phase("witness assembled (w)"):
-        w = cs.witness(out)
-    return w, ints(w[1 : cs.num_inputs])
+    return partition_cache.witness(lambda cs: porep_circuit.synthesize(cs, cfg, x), out)
 
 
 def cache_path(cfg: PorepConfig) -> Path:
-    from cuzk.field.codegen import cache_dir
-
-    return cache_dir().parent / "circuits" / f"{circuit_id(cfg)}-v{CIRCUIT_VERSION}.pce"
+    return partition_cache.cache_path(circuit_id(cfg), CIRCUIT_VERSION)
 
 
 @functools.lru_cache(maxsize=None)
 def _compiled(size: int):
-    from cuzk.r1cs.compile_cache import load_or_compile
-
     cfg = porep_config_for(size)
-    return load_or_compile(cache_path(cfg), CURVE, lambda cs: porep_circuit.synthesize(cs, cfg))
+    return partition_cache.load_or_compile(circuit_id(cfg), CIRCUIT_VERSION,
+                                           lambda cs: porep_circuit.synthesize(cs, cfg))
 
 
 def compiled(cfg: PorepConfig):

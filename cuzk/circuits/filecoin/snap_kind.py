@@ -17,8 +17,7 @@ import numpy as np
 
 from cuzk.errors import FormatError
 
-from ..fr_bytes import CURVE, ints
-from . import snap_circuit, snap_stamped
+from . import partition_cache, snap_circuit, snap_stamped
 from .snap_config import SnapConfig, snap_config_for
 
 CIRCUIT_VERSION = 1  # bump when the circuit's wiring changes (invalidates cached .pce files)
@@ -43,28 +42,18 @@ def inputs(cfg: SnapConfig, proof, k: int, h: int, comm_r_old, comm_d_new, comm_
 
 def witness(cfg: SnapConfig, x: snap_circuit.SnapInputs, out: np.ndarray | None = None) -> tuple[np.ndarray, list[int]]:
     """(w = [1, inputs..., aux...] Montgomery, public inputs) of one partition."""
-    from cuzk.r1cs import WitnessCS
-    from cuzk.r1cs.witness_phases import phase
-
-    cs = WitnessCS(CURVE)
-    snap_stamped.synthesize(cs, cfg, x)
-    with phase("witness assembled (w)"):
-        w = cs.witness(out)
-    return w, ints(w[1 : cs.num_inputs])
+    return partition_cache.witness(lambda cs: snap_stamped.synthesize(cs, cfg, x), out)
 
 
 def cache_path(cfg: SnapConfig) -> Path:
-    from cuzk.field.codegen import cache_dir
-
-    return cache_dir().parent / "circuits" / f"{circuit_id(cfg)}-v{CIRCUIT_VERSION}.pce"
+    return partition_cache.cache_path(circuit_id(cfg), CIRCUIT_VERSION)
 
 
 @functools.lru_cache(maxsize=None)
 def _compiled(size: int):
-    from cuzk.r1cs.compile_cache import load_or_compile
-
     cfg = snap_config_for(size)
-    return load_or_compile(cache_path(cfg), CURVE, lambda cs: snap_stamped.synthesize(cs, cfg))
+    return partition_cache.load_or_compile(circuit_id(cfg), CIRCUIT_VERSION,
+                                           lambda cs: snap_stamped.synthesize(cs, cfg))
 
 
 def compiled(cfg: SnapConfig):

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from cuzk.circuits.filecoin import porep_kind
 from cuzk.circuits.filecoin.porep_circuit import counts
 from cuzk.circuits.filecoin.porep_config import porep_config, porep_config_for
@@ -30,10 +28,10 @@ from cuzk.formats.filecoin.c1_output import decode_c1
 from cuzk.formats.filecoin.porep_request import check_sector, sample_request
 
 from ..errors import UnknownCircuit
-from ..types import Priority, ProofKind, ProofRequest
-from .filecoin_post import FilecoinParams, default_params_dir
-from .registry import CircuitSpec, Witness, satisfied_rows, working_bytes_estimate
-from .workloads import vanilla_bytes
+from ..types import ProofKind, ProofRequest
+from . import filecoin_sector
+from .filecoin_sector import sector_spec
+from .registry import CircuitSpec, Witness, vanilla_bytes
 
 SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")
 
@@ -67,7 +65,6 @@ def preset_of(request: ProofRequest) -> str:
 def make_spec(size: str, params_dir: Path) -> CircuitSpec:
     base = porep_config_for(SECTOR_SIZES[size])
     cid = porep_kind.circuit_id(base)
-    n = counts(base)
 
     def compiled():
         return porep_kind.compiled(base)
@@ -98,29 +95,15 @@ def make_spec(size: str, params_dir: Path) -> CircuitSpec:
         w, public = porep_kind.witness(c1.config, c1.partitions[p], out)
         return Witness(w, public)
 
-    def rows(w: np.ndarray):
-        return satisfied_rows(compiled(), w, f"C1 output for {cid}")
-
     def public_inputs(req: ProofRequest) -> list[list[int]]:
         return [part.public_inputs() for part in parse(req).partitions]
 
-    return CircuitSpec(
-        circuit_id=cid, proof_kind=ProofKind.POREP_SEAL_COMMIT, curve="bls12_381",
-        num_partitions=base.partitions, batchable=True, default_priority=Priority.NORMAL,
-        params=FilecoinParams(params_dir, base, compiled), parse=parse, witness=witness, rows=rows,
-        public_inputs=public_inputs,
-        working_bytes=lambda: working_bytes_estimate(n.aux + n.inputs, n.constraints + n.inputs),
-        family="porep", preset=size,
-        description=(f"Filecoin PoRep C2, {size} sectors (rust-fil-proofs v28 StackedDRG, {n.constraints:,} "
-                     f"constraints x {base.partitions} partition(s))"),
-        compiled=compiled, witness_vars=n.aux + n.inputs, check=parse,
-        generate_request=lambda seed=None: sample_request(base, seed),
-    )
+    return sector_spec(cid=cid, kind=ProofKind.POREP_SEAL_COMMIT, family="porep", size=size, cfg=base,
+                       params_dir=params_dir, compiled=compiled, counts=counts(base), parse=parse, witness=witness,
+                       public_inputs=public_inputs, what="PoRep C2 (rust-fil-proofs v28 StackedDRG)",
+                       generate=lambda seed=None: sample_request(base, seed))
 
 
 def register(registry, params_dir: Path | None = None, sizes=SIZES) -> None:
     """The PoRep circuit at every size; requests find it by registered proof or sector size."""
-    params_dir = Path(params_dir) if params_dir else default_params_dir()
-    for size in sizes:
-        registry.register(make_spec(size, params_dir))
-    registry.preset_rule(ProofKind.POREP_SEAL_COMMIT, preset_of)
+    filecoin_sector.register(registry, make_spec, ProofKind.POREP_SEAL_COMMIT, preset_of, params_dir, sizes)

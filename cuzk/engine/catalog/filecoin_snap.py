@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from cuzk.circuits.filecoin import snap_kind
 from cuzk.circuits.filecoin.snap_circuit import counts
 from cuzk.circuits.filecoin.snap_config import snap_config, snap_config_for
@@ -27,9 +25,10 @@ from cuzk.errors import FormatError
 from cuzk.formats.filecoin.snap_request import decode_update, sample_request
 
 from ..errors import UnknownCircuit
-from ..types import Priority, ProofKind, ProofRequest
-from .filecoin_post import FilecoinParams, default_params_dir
-from .registry import CircuitSpec, Witness, satisfied_rows, working_bytes_estimate
+from ..types import ProofKind, ProofRequest
+from . import filecoin_sector
+from .filecoin_sector import sector_spec
+from .registry import CircuitSpec, Witness
 
 SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")
 
@@ -64,7 +63,6 @@ def preset_of(request: ProofRequest) -> str:
 def make_spec(size: str, params_dir: Path) -> CircuitSpec:
     base = snap_config_for(SECTOR_SIZES[size])
     cid = snap_kind.circuit_id(base)
-    n = counts(base)
 
     def compiled():
         return snap_kind.compiled(base)
@@ -82,30 +80,16 @@ def make_spec(size: str, params_dir: Path) -> CircuitSpec:
         w, public = snap_kind.witness(update.cfg, x, out)
         return Witness(w, public)
 
-    def rows(w: np.ndarray):
-        return satisfied_rows(compiled(), w, f"vanilla proofs for {cid}")
-
     def public_inputs(req: ProofRequest) -> list[list[int]]:
         update = parse(req)
         return [update.public_inputs(k) for k in range(len(update.partitions))]
 
-    return CircuitSpec(
-        circuit_id=cid, proof_kind=ProofKind.SNAP_DEALS_UPDATE, curve="bls12_381",
-        num_partitions=base.partitions, batchable=True, default_priority=Priority.NORMAL,
-        params=FilecoinParams(params_dir, base, compiled), parse=parse, witness=witness, rows=rows,
-        public_inputs=public_inputs,
-        working_bytes=lambda: working_bytes_estimate(n.aux + n.inputs, n.constraints + n.inputs),
-        family="snap", preset=size,
-        description=(f"Filecoin SnapDeals update, {size} sectors (rust-fil-proofs v28 EmptySectorUpdate, "
-                     f"{n.constraints:,} constraints x {base.partitions} partition(s))"),
-        compiled=compiled, witness_vars=n.aux + n.inputs, check=parse,
-        generate_request=lambda seed=None: sample_request(base, seed),
-    )
+    return sector_spec(cid=cid, kind=ProofKind.SNAP_DEALS_UPDATE, family="snap", size=size, cfg=base,
+                       params_dir=params_dir, compiled=compiled, counts=counts(base), parse=parse, witness=witness,
+                       public_inputs=public_inputs, what="SnapDeals update (rust-fil-proofs v28 EmptySectorUpdate)",
+                       generate=lambda seed=None: sample_request(base, seed))
 
 
 def register(registry, params_dir: Path | None = None, sizes=SIZES) -> None:
     """The update circuit at every size; requests find it by registered proof or sector size."""
-    params_dir = Path(params_dir) if params_dir else default_params_dir()
-    for size in sizes:
-        registry.register(make_spec(size, params_dir))
-    registry.preset_rule(ProofKind.SNAP_DEALS_UPDATE, preset_of)
+    filecoin_sector.register(registry, make_spec, ProofKind.SNAP_DEALS_UPDATE, preset_of, params_dir, sizes)

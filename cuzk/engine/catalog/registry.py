@@ -22,12 +22,11 @@ request's vanilla proof turns into witnesses:
     check(request)            -> parsed input, run at submit (optional): a request that
                                  cannot be proven is refused before it is accepted
 
-Circuits of one family at several sizes (the built-in workloads: family
-"porep-c2-like", presets tiny ... 32g; Filecoin's PoSt: family "window-post",
-presets 2KiB ... 64GiB) are found by (family or proof kind, preset), the
-preset coming from the request's sector_size or registered_proof
-(`cuzk.circuits.preset_for`, or the kind's own preset rule) or else
-`default_preset`.
+Circuits of one family at several sizes (Filecoin's: family "window-post",
+"porep", "snap", presets 2KiB ... 64GiB; the synthetic test circuit: presets
+tiny ... large) are found by (family or proof kind, preset), the preset
+coming from the kind's preset rule (Filecoin's: by registered_proof, else
+sector_size) or else being the family's first (smallest).
 A circuit registered as its kind's default (a circom circuit from config
 that names a proof kind) serves that kind at every size.
 """
@@ -40,8 +39,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from cuzk.circuits import UnknownKind, preset_for
-from cuzk.errors import ValidationError
+from cuzk.errors import FormatError, ValidationError
 
 from ..errors import UnknownCircuit
 from ..params.sources import ParamSource
@@ -87,6 +85,18 @@ class CircuitSpec:
         return {"vanilla_proof": self.generate_vanilla(seed)}
 
 
+def vanilla_bytes(req: ProofRequest, circuit_id: str) -> bytes:
+    """The request's one vanilla proof: `vanilla_proof`, or a single `vanilla_proofs` entry."""
+    if req.vanilla_proof:
+        return req.vanilla_proof
+    if len(req.vanilla_proofs) == 1:
+        return req.vanilla_proofs[0]
+    if req.vanilla_proofs:
+        raise FormatError(f"{circuit_id}: expected one vanilla proof container, got {len(req.vanilla_proofs)} "
+                          "in vanilla_proofs")
+    raise FormatError(f"{circuit_id}: the request carries no vanilla proof")
+
+
 def satisfied_rows(cc, w: np.ndarray, what: str):
     """(a, b, c) of a built-in circuit's witness, or ValidationError naming `what` when the
     inputs do not satisfy it (a proof of them would not verify)."""
@@ -116,8 +126,7 @@ def host_working_bytes(spec: "CircuitSpec", rows_on_device: bool) -> int:
 
 
 class CircuitRegistry:
-    def __init__(self, default_preset: str = "tiny"):
-        self.default_preset = default_preset
+    def __init__(self):
         self._specs: dict[str, CircuitSpec] = {}
         self._families: dict[str, dict[str, str]] = {}  # family -> preset -> circuit id
         self._by_kind: dict[ProofKind, dict[str, str]] = {}  # proof kind -> preset -> circuit id
@@ -126,8 +135,8 @@ class CircuitRegistry:
         self._lock = threading.Lock()
 
     def preset_rule(self, kind: ProofKind, rule: Callable[[ProofRequest], str]) -> None:
-        """How requests of `kind` name their preset, where it is not by `preset_for`
-        (Filecoin PoSt: by registered proof, e.g. window-post at "32GiB")."""
+        """How requests of `kind` name their preset (Filecoin's: by registered proof or sector
+        size, e.g. window-post at "32GiB"); a kind without one is served at its first preset."""
         self._preset_rules[kind] = rule
 
     def register(self, spec: CircuitSpec, default_for_kind: bool = False) -> None:
@@ -152,13 +161,6 @@ class CircuitRegistry:
             raise UnknownCircuit(f"unknown circuit {circuit_id!r} (registered: {known})")
         return spec
 
-    def preset_of(self, request: ProofRequest) -> str:
-        """The preset a request's sector_size / registered_proof select (0 means not given)."""
-        try:
-            return preset_for(request.sector_size, request.registered_proof or None, self.default_preset)
-        except UnknownKind as exc:
-            raise UnknownCircuit(str(exc)) from None
-
     def resolve(self, request: ProofRequest) -> CircuitSpec:
         """The circuit a request is for: its circuit_id (or family name at the request's
         preset), else its proof kind's default, else its proof kind at the request's preset."""
@@ -167,7 +169,7 @@ class CircuitRegistry:
             if name in self._families and name not in self._specs:
                 family = self._families[name]
                 rule = self._preset_rules.get(self._specs[next(iter(family.values()))].proof_kind)
-                spec = self._at_preset(family, name, rule(request) if rule else self.preset_of(request))
+                spec = self._at_preset(family, name, rule(request) if rule else next(iter(family)))
             else:
                 spec = self.get(name)
             if request.proof_kind not in (ProofKind.UNSPECIFIED, spec.proof_kind):
@@ -182,14 +184,16 @@ class CircuitRegistry:
         except ValueError:
             raise UnknownCircuit(f"unknown proof kind {int(kind)}") from None
         rule = self._preset_rules.get(kind)
-        return self._for_kind(kind, rule(request) if rule and kind not in self._defaults else self.preset_of(request))
+        return self._for_kind(kind, rule(request) if rule and kind not in self._defaults else None)
 
-    def _for_kind(self, kind: ProofKind, preset: str) -> CircuitSpec:
+    def _for_kind(self, kind: ProofKind, preset: str | None) -> CircuitSpec:
+        """The kind's default circuit, else the kind at `preset` (None: its first)."""
         if kind in self._defaults:
             return self._specs[self._defaults[kind]]
         if kind not in self._by_kind:
             raise UnknownCircuit(f"no circuit is registered for proof kind {kind.name}")
-        return self._at_preset(self._by_kind[kind], kind.name, preset)
+        presets = self._by_kind[kind]
+        return self._at_preset(presets, kind.name, preset or next(iter(presets)))
 
     def _at_preset(self, presets: dict[str, str], what: str, preset: str) -> CircuitSpec:
         cid = presets.get(preset)
@@ -199,13 +203,13 @@ class CircuitRegistry:
         return self._specs[cid]
 
     def lookup(self, name: str, preset: str | None = None) -> CircuitSpec:
-        """A circuit id; a family ('porep-c2-like', 'window-post') or proof kind name ('porep',
-        'POREP_SEAL_COMMIT') at `preset` (default: the default preset)."""
+        """A circuit id; a family ('window-post', 'snap') or proof kind name ('porep',
+        'POREP_SEAL_COMMIT') at `preset` (default: its first, the smallest)."""
         if name in self._specs:
             return self._specs[name]
-        preset = preset or self.default_preset
         if name in self._families:
-            return self._at_preset(self._families[name], name, preset)
+            family = self._families[name]
+            return self._at_preset(family, name, preset or next(iter(family)))
         try:
             kind = parse_kind(name)
         except ValueError:

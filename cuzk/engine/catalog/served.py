@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from ..config import EngineConfig
 from ..types import ProofKind
-from . import circom, filecoin_porep, filecoin_post, filecoin_snap, synthetic, workloads
+from . import circom, filecoin_porep, filecoin_post, filecoin_snap, synthetic
 from .registry import CircuitRegistry
 
 
 def build_registry(config: EngineConfig) -> CircuitRegistry:
-    """The built-in workloads at the configured presets, the synthetic test circuit if enabled,
-    and circom circuits from config."""
-    registry = CircuitRegistry(config.circuits.default_preset)
-    workloads.register(registry, config.param_dir(), tuple(config.circuits.presets))
+    """Filecoin's circuits (PoSt, PoRep, SnapDeals) at every size, the synthetic test circuit if
+    enabled, and circom circuits from config."""
+    registry = CircuitRegistry()
     filecoin_post.register(registry, config.filecoin_params_dir())
     filecoin_porep.register(registry, config.filecoin_params_dir())
     filecoin_snap.register(registry, config.filecoin_params_dir())

@@ -6,7 +6,7 @@ scheduling and shutdown in seconds; and a synthesis cost set independently
 of the proving cost, to measure pipelining on a workload where the two take
 similar time (`cuzk bench batch --compare --kind synthetic`). Registered only
 when `circuits.synthetic` is set, by circuit id only (`synthetic-<preset>`):
-it serves no proof kind. The Filecoin-shaped workloads are in `workloads`.
+it serves no proof kind. Filecoin's circuits are filecoin_post, filecoin_porep and filecoin_snap.
 
 Circuit (BLS12-381): N instances of x -> x^5 (x*x = x2, x2*x2 = x4, x4*x = x5),
 stamped from one recorded template, and one public input y = sum of the x5.
@@ -36,8 +36,7 @@ from cuzk.r1cs import LC, ONE, RecordingCS, WitnessCS, evaluate
 
 from ..params.generated import GeneratedParams
 from ..types import Priority, ProofKind, ProofRequest
-from .registry import CircuitSpec, Witness, working_bytes_estimate
-from .workloads import vanilla_bytes
+from .registry import CircuitSpec, Witness, vanilla_bytes, working_bytes_estimate
 
 CURVE = "bls12_381"
 MAGIC = b"CUZKSYNT"

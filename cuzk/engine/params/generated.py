@@ -1,7 +1,7 @@
 """Parameters the engine makes itself, for circuits without ceremony files.
 
-The built-in workloads (and the synthetic test circuit) have no published
-parameters, so the first job (or preload) of a circuit runs a Groth16 setup
+The synthetic test circuit has no published parameters (Filecoin's circuits
+read theirs by their Filecoin names: catalog/filecoin_post.py), so the first job (or preload) of a circuit runs a Groth16 setup
 and keeps the result as bellperson .params/.vk files in the parameter
 directory: a restarted daemon, or another daemon sharing the directory,
 proves with the same keys. Files are named by circuit id and the compiled

@@ -1,7 +1,7 @@
 """Poseidon (x^5, 128-bit) over the scalar fields of BLS12-381 and BN254.
 
-The names below are the circomlib-framed instance (look-alike circuits, circom
-workloads). Filecoin's Poseidon (neptune v11) lives in the `neptune_*` modules:
+The names below are the circomlib-framed instance (circom workloads, the
+stamped-gadget benchmarks). Filecoin's Poseidon (neptune v11) lives in the `neptune_*` modules:
 `neptune_constants`, `neptune_native`, `neptune_gadget`, `neptune_stamped`.
 """
 

@@ -1,0 +1,42 @@
+"""How a Filecoin circuit's partition is witnessed and its compiled form cached, in one place.
+
+The PoRep and SnapDeals kinds (porep_kind, snap_kind) each have one circuit per sector size: its
+compiled form is recorded once and kept at <cuzk cache>/circuits/<circuit id>-v<wiring version>.pce
+(a changed wiring bumps the version, so a stale file is never loaded), and a partition's witness is
+the flat Montgomery w = [1, inputs..., aux...] of its synthesis in a WitnessCS, with its public
+inputs read back from w.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..fr_bytes import CURVE, ints
+
+
+def witness(synthesize: Callable, out: np.ndarray | None = None) -> tuple[np.ndarray, list[int]]:
+    """(w, public inputs) of `synthesize(cs)` in a WitnessCS; w written into `out` when given."""
+    from cuzk.r1cs import WitnessCS
+    from cuzk.r1cs.witness_phases import phase
+
+    cs = WitnessCS(CURVE)
+    synthesize(cs)
+    with phase("witness assembled (w)"):
+        w = cs.witness(out)
+    return w, ints(w[1 : cs.num_inputs])
+
+
+def cache_path(circuit_id: str, version: int) -> Path:
+    from cuzk.field.codegen import cache_dir
+
+    return cache_dir().parent / "circuits" / f"{circuit_id}-v{version}.pce"
+
+
+def load_or_compile(circuit_id: str, version: int, synthesize: Callable):
+    """The compiled circuit of `synthesize(cs)` (recording), from its cache file or built and saved."""
+    from cuzk.r1cs.compile_cache import load_or_compile as load
+
+    return load(cache_path(circuit_id, version), CURVE, synthesize)
