@@ -37,6 +37,7 @@ import time
 import numpy as np
 
 from cuzk.backend import get_backend
+from cuzk.backend.memory_plan import MemoryBudgetError
 from cuzk.curve import get_curve
 from cuzk.groth16 import prover, setup
 from cuzk.groth16.keys import H_BELLPERSON, ProvingKey, VerifyingKey, density_vars
@@ -216,11 +217,23 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
             # a batch's second proof can already take a window table (window_tables.table_room)
             # (under an explicit device budget no table is built while any base streams: one warm-up)
             warm = 2 if backend_name == "cuda" and batch == 1 and limit is None else 1
-            with DevicePeak(backend) as peak:
-                runs = [_prove_batch(prover, pk, wi, cc, backend, batch) for _ in range(repeat + warm)]
-                pool = _device_pool_bytes(backend)
-                runs.append(_prove_batch(prover, pk, wi, cc, backend, batch))
-                pool_growth = _device_pool_bytes(backend) - pool
+            try:
+                with DevicePeak(backend) as peak:
+                    runs = [_prove_batch(prover, pk, wi, cc, backend, batch) for _ in range(repeat + warm)]
+                    pool = _device_pool_bytes(backend)
+                    runs.append(_prove_batch(prover, pk, wi, cc, backend, batch))
+                    pool_growth = _device_pool_bytes(backend) - pool
+            except (MemoryError, MemoryBudgetError) as exc:  # CuPy's OutOfMemoryError is a MemoryError;
+                # a budget the plan refuses, or one it misjudged: either way the next budget still runs
+                plan = backend.plan.describe() if backend.plan is not None else "no plan"
+                what = "REFUSED" if isinstance(exc, MemoryBudgetError) else "OUT OF DEVICE MEMORY"
+                print(f"  {mode}, budget {'card' if limit is None else f'{limit / 2**30:.2f} GiB'}: {what}: {exc} "
+                      f"[{plan}; device peak {peak.bytes / 2**30:.1f} GiB]", file=out, flush=True)
+                records.append({"op": "prove", "circuit": case, "log_rows": log_rows, "batch": batch,
+                                "device_memory_limit": getattr(backend, "memory_limit", None),
+                                "out_of_memory": str(exc), "memory_plan": plan, "device_peak_bytes": peak.bytes})
+                backend, current = None, None
+                continue
             timed = [p for proofs, _ in runs[warm:-1] for p in proofs]
             verified = None
             if real:
@@ -288,7 +301,11 @@ def _release_device(backend_name: str) -> None:
 
     import cupy as cp  # only on the GPU backend
 
+    from cuzk.backend.cuda import ntt  # its kept twiddle and coset tables are outside the next budget's plan
+
     gc.collect()
+    ntt.power_table.cache_clear()
+    ntt.scaled_power_table.cache_clear()
     cp.get_default_memory_pool().free_all_blocks()
 
 

@@ -38,3 +38,14 @@ def test_bench_prove_a_workload_kind_proves_its_partition(tmp_path, capsys):
     assert rec["rows"] == n.constraints + n.inputs  # the kind's circuit, not SHA-256
     assert rec["verified"] is True
     assert "window-post-2KiB (2 sector(s))" in capsys.readouterr().out
+
+
+def test_a_budget_too_small_is_reported_and_the_next_budget_still_runs(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["bench", "prove", "--backend", "cpu", "--sizes", "10", "--repeat", "1", "--verify-up-to", "10",
+                 "--device-memory", "1MiB,card", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "REFUSED: a device-memory budget of 1.00 MiB is too small" in text and "Traceback" not in text
+    refused, ran = json.loads(out.read_text())
+    assert "too small" in refused["out_of_memory"] and refused["device_memory_limit"] == 1 << 20
+    assert ran["verified"] is True  # the proof the verifier accepts came after the refusal
