@@ -15,9 +15,16 @@ cuzk/rapidsnark, and each tool's last proof is checked by `snarkjs groth16
 verify`. The 1-minute load average is recorded with each size: on a
 machine shared with other work the figures move with it.
 
---resident also proves each circuit through a `cuzk daemon` that keeps its
-key (resident_latency.py) and prints ms per proof against rapidsnark's process,
-and how much of it is outside the daemon's prover (median of client ms - prover ms).
+--resident also starts a `cuzk daemon` per size (resident_latency.py) and adds a
+fourth process to the rotation, what a user runs to prove through it:
+
+    cuzk-daemon  cuzk prove --daemon unix:SOCK --zkey Z --wtns W --r1cs R ...  (client process included)
+
+(one run before the timed ones registers the circuit and decodes its key); its
+median is compared with rapidsnark's (daemon/rapidsnark). Then proofs are timed
+from this process through the same daemon, without process start-up, with the
+daemon's own phase times: ms per proof and how much of it is outside the
+daemon's prover (median of client ms - prover ms).
 
 Sizes: "10k" (10,000 constraints), "2^K" or "K" for K <= 30 (a domain of
 exactly 2^K: 2^K - 3 constraints, the circuit having two public signals),
@@ -44,6 +51,7 @@ DEFAULT_SNARKJS = REPO / "node_modules" / ".bin" / "snarkjs"
 DEFAULT_SIZES = "10k,16,20"
 N_PUBLIC = 2  # circom_like: one output, one public input
 TOOLS = ("rapidsnark", "snarkjs", "cuzk")
+DAEMON_TOOL = "cuzk-daemon"  # --resident: `cuzk prove --daemon`
 PHASES = re.compile(r"cuzk prove: (\d+) ms \((.*)\)")
 
 
@@ -105,7 +113,7 @@ class SizeResult:
     ratio_cuzk_rapidsnark: float | None = None
     ratio_cuzk_snarkjs: float | None = None
     resident: dict | None = None  # --resident: proofs through a daemon (resident_latency.ResidentRun)
-    ratio_resident_rapidsnark: float | None = None
+    ratio_resident_rapidsnark: float | None = None  # `cuzk prove --daemon` processes against rapidsnark's
 
 
 def cuzk_command() -> list[str]:
@@ -144,15 +152,16 @@ def prepare(constraints: int, workdir: Path, log=print) -> tuple[Path, Path, Pat
 
 
 def _commands(tool: str, r1cs: Path, wtns: Path, zkey: Path, out: Path, rapidsnark: Path | None,
-              snarkjs: Path | None) -> list[str] | None:
+              snarkjs: Path | None, daemon: str = "") -> list[str] | None:
     proof, public = out / f"{tool}.proof.json", out / f"{tool}.public.json"
     if tool == "rapidsnark":
         return None if rapidsnark is None else [str(rapidsnark), str(zkey), str(wtns), str(proof), str(public)]
     if tool == "snarkjs":
         return None if snarkjs is None else [str(snarkjs), "groth16", "prove", str(zkey), str(wtns), str(proof),
                                               str(public)]
+    where = ["--daemon", daemon] if tool == DAEMON_TOOL else ["--backend", "cpu"]
     return cuzk_command() + ["prove", "--zkey", str(zkey), "--wtns", str(wtns), "--r1cs", str(r1cs),
-                             "--proof", str(proof), "--public", str(public), "--backend", "cpu"]
+                             "--proof", str(proof), "--public", str(public), *where]
 
 
 def _timed(cmd: list[str]) -> tuple[float, str]:
@@ -193,34 +202,49 @@ def load1() -> float:
 
 def measure(constraints: int, workdir: Path, repeat: int, rapidsnark: Path | None, snarkjs: Path | None,
             log=print, resident: str | None = None) -> SizeResult:
-    """`resident`: also time proofs through a daemon on that backend (auto, cpu, cuda) after the
-    process runs (resident_latency.py)."""
+    """`resident`: also time `cuzk prove --daemon` processes and in-process proofs through a daemon on
+    that backend (auto, cpu, cuda; resident_latency.py)."""
     r1cs, wtns, zkey, wires = prepare(constraints, workdir, log)
     out = workdir / f"run_{constraints}"
     out.mkdir(exist_ok=True)
-    runs = {}
-    for tool in TOOLS:
-        cmd = _commands(tool, r1cs, wtns, zkey, out, rapidsnark, snarkjs)
-        runs[tool] = ToolRun(tool, cmd is not None, cmd or [])
-    if rapidsnark is None:
-        runs["rapidsnark"].note = "not found"
-    if snarkjs is None:
-        runs["snarkjs"].note = "not found"
-    active = [t for t in TOOLS if runs[t].available]
-    before = load1()
-    for i in range(repeat):
-        for tool in active[i % len(active):] + active[: i % len(active)]:
-            dt, err = _timed(runs[tool].command)
-            runs[tool].seconds.append(round(dt, 4))
-            if tool == "cuzk":
-                runs[tool].phases_ms = _phases(err)
-    after = load1()
-    res_run = None
-    if resident:
-        from . import resident_latency
+    daemon = None
+    try:
+        tools = TOOLS
+        if resident:
+            from . import resident_latency
 
-        log(f"  resident daemon ({resident}): warming up, then {repeat} proof(s) ...")
-        res_run = resident_latency.measure(zkey, wtns, out, repeat, resident)
+            log(f"  resident daemon ({resident}): starting, then one proof to register the circuit ...")
+            daemon, ready_s = resident_latency.start(out / "daemon", resident)
+            tools = TOOLS + (DAEMON_TOOL,)
+        runs = {}
+        for tool in tools:
+            cmd = _commands(tool, r1cs, wtns, zkey, out, rapidsnark, snarkjs, daemon.address if daemon else "")
+            runs[tool] = ToolRun(tool, cmd is not None, cmd or [])
+        if daemon is not None:
+            warmup_s, _ = _timed(runs[DAEMON_TOOL].command)
+        if rapidsnark is None:
+            runs["rapidsnark"].note = "not found"
+        if snarkjs is None:
+            runs["snarkjs"].note = "not found"
+        active = [t for t in tools if runs[t].available]
+        before = load1()
+        for i in range(repeat):
+            for tool in active[i % len(active):] + active[: i % len(active)]:
+                dt, err = _timed(runs[tool].command)
+                runs[tool].seconds.append(round(dt, 4))
+                if tool == "cuzk":
+                    runs[tool].phases_ms = _phases(err)
+        after = load1()
+        res_run = None
+        if daemon is not None:
+            from cuzk import key_ids
+
+            cid = key_ids.make(str(zkey.resolve()), str(r1cs.resolve()))
+            log(f"  resident daemon: {repeat} proof(s) from this process ...")
+            res_run = resident_latency.measure(daemon, cid, zkey, wtns, out, repeat, ready_s, warmup_s)
+    finally:
+        if daemon is not None:
+            daemon.stop()
     for tool in active:
         run = runs[tool]
         run.median_s = round(statistics.median(run.seconds), 4)
@@ -229,11 +253,13 @@ def measure(constraints: int, workdir: Path, repeat: int, rapidsnark: Path | Non
     res = SizeResult(constraints, domain_of(constraints), wires, before, after, runs)
     cz, rs, sj = (runs[t].median_s for t in ("cuzk", "rapidsnark", "snarkjs"))
     if res_run is not None:
+        from .resident_latency import PREFIX
+
         res.resident = asdict(res_run)
         if snarkjs is not None:
-            res.resident["verified"] = _verify(snarkjs, zkey.with_suffix(".vk.json"), out, "cuzk-daemon")
+            res.resident["verified"] = _verify(snarkjs, zkey.with_suffix(".vk.json"), out, PREFIX)
         if rs:
-            res.ratio_resident_rapidsnark = round(res_run.median_ms / 1e3 / rs, 3)
+            res.ratio_resident_rapidsnark = round(runs[DAEMON_TOOL].median_s / rs, 3)
     if rs:
         res.ratio_cuzk_rapidsnark = round(cz / rs, 3)
     if sj:
@@ -246,24 +272,30 @@ def _fmt(x: float | None) -> str:
 
 
 def table(results: list[SizeResult]) -> str:
+    daemon = any(DAEMON_TOOL in r.tools for r in results)
     head = f"{'constraints':>12} {'domain':>8} {'rapidsnark s':>12} {'snarkjs s':>10} {'cuzk s':>8} " \
-           f"{'cuzk/rapidsnark':>15} {'cuzk/snarkjs':>12} {'load':>10}  verified"
+           + (f"{'cuzk --daemon s':>15} " if daemon else "") \
+           + f"{'cuzk/rapidsnark':>15} " + (f"{'daemon/rapidsnark':>17} " if daemon else "") \
+           + f"{'cuzk/snarkjs':>12} {'load':>10}  verified"
     lines = [head]
     for r in results:
         t = r.tools
         ok = " ".join(f"{k}:{'ok' if v.verified else 'FAIL' if v.verified is False else '-'}" for k, v in t.items()
                       if v.available)
+        d = t.get(DAEMON_TOOL)
         lines.append(f"{r.constraints:>12,} {'2^' + str(r.domain.bit_length() - 1):>8} "
                      f"{_fmt(t['rapidsnark'].median_s):>12} {_fmt(t['snarkjs'].median_s):>10} "
-                     f"{_fmt(t['cuzk'].median_s):>8} {_fmt(r.ratio_cuzk_rapidsnark):>15} "
-                     f"{_fmt(r.ratio_cuzk_snarkjs):>12} {r.load_before:4.2f}-{r.load_after:4.2f}  {ok}")
+                     f"{_fmt(t['cuzk'].median_s):>8} " + (f"{_fmt(d.median_s if d else None):>15} " if daemon else "")
+                     + f"{_fmt(r.ratio_cuzk_rapidsnark):>15} "
+                     + (f"{_fmt(r.ratio_resident_rapidsnark):>17} " if daemon else "")
+                     + f"{_fmt(r.ratio_cuzk_snarkjs):>12} {r.load_before:4.2f}-{r.load_after:4.2f}  {ok}")
     return "\n".join(lines)
 
 
 def resident_table(results: list[SizeResult]) -> str:
     lines = [f"{'constraints':>12} {'daemon ms/proof':>15} {'prover ms':>9} {'outside prover ms':>17} "
              f"{'synthesis ms':>12} {'in daemon ms':>12} "
-             f"{'rapidsnark s':>12} {'daemon/rapidsnark':>17}  backend (ready s, warm-up s)  verified"]
+             f"{'rapidsnark s':>12}  backend (ready s, first proof s)  verified"]
     for r in results:
         d = r.resident
         ok = {True: "ok", False: "FAIL", None: "-"}[d.get("verified")]
@@ -271,7 +303,7 @@ def resident_table(results: list[SizeResult]) -> str:
         lines.append(f"{r.constraints:>12,} {d['median_ms']:>15.1f} {d['prover_ms']:>9.0f} "
                      f"{d.get('outside_prover_ms', float('nan')):>17.1f} "
                      f"{dm.get('synthesis', float('nan')):>12.0f} {dm.get('total', float('nan')):>12.0f} "
-                     f"{_fmt(r.tools['rapidsnark'].median_s):>12} {_fmt(r.ratio_resident_rapidsnark):>17}  "
+                     f"{_fmt(r.tools['rapidsnark'].median_s):>12}  "
                      f"{d['backend']} ({d['ready_s']:.1f}, {d['warmup_s']:.1f})  {ok}")
     return "\n".join(lines)
 
@@ -296,7 +328,8 @@ def run(sizes: list[int], repeat: int = 3, json_path: str | None = None, workdir
         results.append(res)
         t = res.tools
         log("  " + ", ".join(f"{k} {_fmt(v.median_s)} s" for k, v in t.items() if v.available)
-            + (f"; cuzk/rapidsnark {res.ratio_cuzk_rapidsnark:.2f}" if res.ratio_cuzk_rapidsnark else ""))
+            + (f"; cuzk/rapidsnark {res.ratio_cuzk_rapidsnark:.2f}" if res.ratio_cuzk_rapidsnark else "")
+            + (f", cuzk --daemon/rapidsnark {res.ratio_resident_rapidsnark:.2f}" if res.ratio_resident_rapidsnark else ""))
     print(table(results))
     if resident:
         print(resident_table(results))

@@ -1,7 +1,7 @@
 """`cuzk prove`: a Groth16 proof from a snarkjs .zkey and a circom .wtns.
 
     cuzk prove --zkey Z --wtns W --proof PROOF.json --public PUBLIC.json [--r1cs C.r1cs | --no-check]
-               [--backend auto|cpu|cuda]
+               [--backend auto|cpu|cuda] [--daemon unix:SOCKET]
 
 Writes snarkjs-compatible proof.json and public.json (`snarkjs groth16
 verify` accepts them) and prints per-phase timings on stderr.
@@ -15,11 +15,18 @@ circuit's .r1cs: --r1cs, else the one beside the key with its name
 (circuit.zkey -> circuit.r1cs, circom's and snarkjs's naming); a.w and b.w
 are the prover's own, so the check costs one SpMV and a compare.
 --no-check proves unchecked.
+
+The key's points are trusted, as snarkjs's and rapidsnark's provers trust them
+(ZKey check_points=False: what the prover does not need is not read or checked).
+On a fresh machine the kernels this command calls are compiled first, on every
+core (first_run.py). With --daemon (or CUZK_DAEMON) a running daemon makes the
+proof and keeps the key for the next one (prove_remote.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -52,6 +59,10 @@ def register(subparsers) -> None:
     check.add_argument("--no-check", action="store_true", help="prove without checking that the witness "
                        "satisfies the circuit")
     p.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda"], help="compute backend (default auto)")
+    p.add_argument("--daemon", metavar="ADDR", default=os.environ.get("CUZK_DAEMON") or None,
+                   help="have the cuzk daemon at this unix socket make the proof (unix:PATH; default $CUZK_DAEMON): "
+                   "it keeps the key decoded between proofs, so small proofs take a fraction of a one-shot "
+                   "run; the circuit is registered on first use from --zkey (and --r1cs)")
     p.add_argument("--verbose", "-v", action="store_true", help="also print sizes and the backend")
     p.add_argument("--quiet", "-q", action="store_true", help="print no timings")
     # Nothing cmd_prove starts outlives it (its files are closed, its pools idle): the process may
@@ -102,6 +113,10 @@ def unsatisfied(zkey, wtns, ab, args: argparse.Namespace) -> str | None:
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
+    if args.daemon:
+        from .prove_remote import run  # imports no numba: the daemon proves
+
+        return run(args, args.daemon, None if args.no_check else circuit_path(args))
     from cuzk.backend import get_backend
     from cuzk.formats.snarkjs_json import write_proof, write_public
     from cuzk.formats.wtns import read_wtns

@@ -24,9 +24,11 @@ import threading
 import time
 
 from .aggregation import Aggregator
+from .catalog.by_path import KeysByPath
 from .catalog.registry import CircuitRegistry, host_working_bytes
 from .catalog.served import build_registry
 from .config import EngineConfig
+from cuzk import key_ids
 from cuzk.errors import FormatError, ValidationError
 
 from .errors import BudgetTooSmall, InvalidRequest, QueueFull, ShuttingDown
@@ -84,6 +86,8 @@ class Engine(ProvingEngine):
         self.budget.evictor = self.srs.evict_idle
         for spec in self.registry.specs():
             self.srs.register(spec.circuit_id, spec.params)
+        # keys named by clients' paths (cuzk prove --daemon), read by this process: on a unix socket only
+        self.keys_by_path = KeysByPath(self.registry, self.srs, config.listen_address().startswith("unix"))
         self.scheduler = Scheduler(BatchCollector(config.scheduler.max_batch_size,
                                                   config.scheduler.max_batch_wait_ms / 1e3))
         workers = sum(d.workers for d in self.devices)
@@ -199,6 +203,12 @@ class Engine(ProvingEngine):
                 and all(d.kind == "cuda" for d in self.devices))
 
     # ---- jobs ----------------------------------------------------------------------------
+    def resolve(self, request: ProofRequest):
+        """As ProvingEngine.resolve, and a key named by its path (cuzk.key_ids) registered on first use."""
+        if key_ids.parse(request.circuit_id) is not None:
+            return self.keys_by_path.resolve(request.circuit_id)
+        return super().resolve(request)
+
     def submit(self, request: ProofRequest, client: str = "") -> SubmitResult:
         """Accept a job (durably, with a journaling store). `client` names the submitter for
         limits.max_queued_per_client. Raises QueueFull or BudgetTooSmall (RESOURCE_EXHAUSTED)."""

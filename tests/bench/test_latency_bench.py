@@ -101,20 +101,27 @@ def test_absent_tools_are_named_and_no_ratio_is_printed(workdir):
 
 @needs_snarkjs
 def test_resident_daemon_proofs_verify_and_are_timed(workdir):
-    """--resident: the same circuit through a `cuzk daemon` that keeps its key; the daemon's last
-    proof, written as snarkjs JSON, verifies with snarkjs for the witness's own public signals."""
+    """--resident: `cuzk prove --daemon` processes in the rotation (client process included), then proofs
+    from the bench's own process through the same daemon; both kinds of proof verify with snarkjs for the
+    witness's own public signals."""
     res, data = bench(workdir, "--resident", "cpu")
     (size,) = data["sizes"]
+    client = size["tools"]["cuzk-daemon"]
+    assert client["available"] and len(client["seconds"]) == 1 and client["median_s"] > 0
+    assert "--daemon" in client["command"] and client["verified"] is True
     d = size["resident"]
     assert d["backend"].startswith("cpu") and len(d["ms"]) == 1 and d["median_ms"] > 0 and d["prover_ms"] >= 0
-    assert d["verified"] is True
+    assert d["verified"] is True and d["warmup_s"] > 0 and d["ready_s"] > 0
     dm = d["daemon_ms"]  # the daemon's own phases: its prover time is within its total, within the client's
     assert dm["prover"] == d["prover_ms"] and dm["prover"] <= dm["total"] <= d["ms"][-1] + 1
     assert abs(d["outside_prover_ms"] - (d["ms"][0] - d["prover_ms"])) < 0.02  # one proof: its own difference
     assert (size["ratio_resident_rapidsnark"] is not None) == RAPIDSNARK.is_file()
     run_dir = workdir / f"run_{SIZE}"
-    assert json.loads((run_dir / "cuzk-daemon.public.json").read_text()) == json.loads(
-        (run_dir / "snarkjs.public.json").read_text())
+    for prefix in ("cuzk-daemon", "cuzk-resident"):
+        assert json.loads((run_dir / f"{prefix}.public.json").read_text()) == json.loads(
+            (run_dir / "snarkjs.public.json").read_text())
     lines = res.stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.split()[:2] == ["constraints", "domain"])
+    assert "cuzk --daemon s" in lines[head] and "daemon/rapidsnark" in lines[head]
     head = next(i for i, line in enumerate(lines) if line.split()[:2] == ["constraints", "daemon"])
     assert "outside prover ms" in lines[head] and lines[head + 1].split()[0] == str(SIZE)
