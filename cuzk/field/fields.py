@@ -48,7 +48,58 @@ def _as2d(x: np.ndarray, width: tuple[int, ...]):
     return x.reshape((-1,) + width), x.shape
 
 
-class PrimeField:
+def _exponent_limbs(e: int) -> np.ndarray:
+    return np.array(
+        [(e >> (64 * i)) & 0xFFFFFFFFFFFFFFFF for i in range(max(1, (e.bit_length() + 63) // 64))],
+        dtype=np.uint64,
+    )
+
+
+class _ElementwiseField:
+    """The elementwise arithmetic PrimeField and QuadraticField share: each kernel maps
+    `uint64[n, *element]` to `uint64[n, *element]`; a subclass names `element` and `_fn`."""
+
+    element: tuple[int, ...]
+
+    def _launch(self, name, a2, shape, *args):
+        out = np.empty_like(a2)
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
+            self._fn(name)(a2, *args, out)
+        return out.reshape(shape)
+
+    def _unary(self, name, a):
+        a2, shape = _as2d(a, self.element)
+        return self._launch(name, a2, shape)
+
+    def add(self, a, b):
+        return self._binary("vadd", a, b)
+
+    def sub(self, a, b):
+        return self._binary("vsub", a, b)
+
+    def mul(self, a, b):
+        return self._binary("vmul", a, b)
+
+    def neg(self, a):
+        return self._unary("vneg", a)
+
+    def sqr(self, a):
+        return self._unary("vsqr", a)
+
+    def pow(self, a, e: int):
+        a2, shape = _as2d(a, self.element)
+        return self._launch("vpow", a2, shape, _exponent_limbs(e))
+
+    def _sqrt(self, a):
+        a2, shape = _as2d(a, self.element)
+        out = np.empty_like(a2)
+        ok = np.empty(a2.shape[0], dtype=np.bool_)
+        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
+            self._fn("vsqrt")(a2, out, ok)
+        return ok.reshape(shape[: -len(self.element)]), out.reshape(shape)
+
+
+class PrimeField(_ElementwiseField):
     """A prime field with elements as little-endian Montgomery limbs."""
 
     def __init__(self, curve: str, prefix: str, params: FieldParams):
@@ -168,12 +219,9 @@ class PrimeField:
         return np.tile(np.array(self.params.to_limbs(self.params.R), dtype=np.uint64), (n, 1))
 
     # ---- arithmetic ----------------------------------------------------
-    def _unary(self, name, a):
-        a2, shape = _as2d(a, (self.limbs,))
-        out = np.empty_like(a2)
-        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
-            self._fn(name)(a2, out)
-        return out.reshape(shape)
+    @property
+    def element(self):
+        return (self.limbs,)
 
     def _binary(self, name, a, b):
         a2, shape = _as2d(a, (self.limbs,))
@@ -184,25 +232,7 @@ class PrimeField:
                 for x in np.broadcast_arrays(a.reshape(shape), b.reshape(bshape))
             )
             shape = np.broadcast_shapes(shape, bshape)
-        out = np.empty_like(a2)
-        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
-            self._fn(name)(a2, b2, out)
-        return out.reshape(shape)
-
-    def add(self, a, b):
-        return self._binary("vadd", a, b)
-
-    def sub(self, a, b):
-        return self._binary("vsub", a, b)
-
-    def mul(self, a, b):
-        return self._binary("vmul", a, b)
-
-    def neg(self, a):
-        return self._unary("vneg", a)
-
-    def sqr(self, a):
-        return self._unary("vsqr", a)
+        return self._launch(name, a2, shape, b2)
 
     def inv(self, a):
         """Batch inverse; zero maps to zero."""
@@ -212,27 +242,11 @@ class PrimeField:
             self._fn("vinv")(a2, out, 8 * numba.get_num_threads())
         return out.reshape(shape)
 
-    def pow(self, a, e: int):
-        a2, shape = _as2d(a, (self.limbs,))
-        e_limbs = np.array(
-            [(e >> (64 * i)) & 0xFFFFFFFFFFFFFFFF for i in range(max(1, (e.bit_length() + 63) // 64))],
-            dtype=np.uint64,
-        )
-        out = np.empty_like(a2)
-        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
-            self._fn("vpow")(a2, e_limbs, out)
-        return out.reshape(shape)
-
     def sqrt(self, a):
         """(ok bool[...], root) with root**2 == a where ok (p = 3 mod 4 fields: the base fields)."""
         if self.p % 4 != 3:
             raise NotImplementedError(f"{self.params.name}: square roots are implemented for p = 3 mod 4 only")
-        a2, shape = _as2d(a, (self.limbs,))
-        out = np.empty_like(a2)
-        ok = np.empty(a2.shape[0], dtype=np.bool_)
-        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
-            self._fn("vsqrt")(a2, out, ok)
-        return ok.reshape(shape[:-1]), out.reshape(shape)
+        return self._sqrt(a)
 
     def lexicographically_largest(self, a) -> np.ndarray:
         """bool[...]: canonical(a) > (p-1)/2 (the zcash 'sort' flag)."""
@@ -243,7 +257,7 @@ class PrimeField:
         return out.reshape(shape[:-1])
 
 
-class QuadraticField:
+class QuadraticField(_ElementwiseField):
     """Fq2 = Fq[u]/(u^2 + 1); elements are uint64[..., 2, L] (c0, c1)."""
 
     def __init__(self, base: PrimeField, xi: tuple[int, int]):
@@ -282,59 +296,22 @@ class QuadraticField:
         out[:, 0] = self.base.ones(n)
         return out
 
-    def _unary(self, name, a):
-        a2, shape = _as2d(a, (2, self.limbs))
-        out = np.empty_like(a2)
-        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
-            self._fn(name)(a2, out)
-        return out.reshape(shape)
+    @property
+    def element(self):
+        return (2, self.limbs)
 
     def _binary(self, name, a, b):
         a2, shape = _as2d(a, (2, self.limbs))
         b2, bshape = _as2d(b, (2, self.limbs))
         if bshape != shape:
             raise ValueError(f"shape mismatch {shape} vs {bshape}")
-        out = np.empty_like(a2)
-        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
-            self._fn(name)(a2, b2, out)
-        return out.reshape(shape)
-
-    def add(self, a, b):
-        return self._binary("vadd", a, b)
-
-    def sub(self, a, b):
-        return self._binary("vsub", a, b)
-
-    def mul(self, a, b):
-        return self._binary("vmul", a, b)
-
-    def neg(self, a):
-        return self._unary("vneg", a)
-
-    def sqr(self, a):
-        return self._unary("vsqr", a)
+        return self._launch(name, a2, shape, b2)
 
     def inv(self, a):
         return self._unary("vinv", a)
 
-    def pow(self, a, e: int):
-        a2, shape = _as2d(a, (2, self.limbs))
-        e_limbs = np.array(
-            [(e >> (64 * i)) & 0xFFFFFFFFFFFFFFFF for i in range(max(1, (e.bit_length() + 63) // 64))],
-            dtype=np.uint64,
-        )
-        out = np.empty_like(a2)
-        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
-            self._fn("vpow")(a2, e_limbs, out)
-        return out.reshape(shape)
-
     def sqrt(self, a):
-        a2, shape = _as2d(a, (2, self.limbs))
-        out = np.empty_like(a2)
-        ok = np.empty(a2.shape[0], dtype=np.bool_)
-        with threads_for(a2.shape[0], LIGHT_MIN_PARALLEL):
-            self._fn("vsqrt")(a2, out, ok)
-        return ok.reshape(shape[:-2]), out.reshape(shape)
+        return self._sqrt(a)
 
 
 @functools.cache
