@@ -32,7 +32,6 @@ Poseidon(comm_c, comm_r_last) = comm_r.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -45,41 +44,18 @@ from cuzk.circuits.filecoin.tree_r_last import comm_r_of, path_roots
 from cuzk.errors import FormatError
 
 from .bincode import Reader, Writer
+from .merkle_records import (MerkleShape, fill_records, merkle_shape, record_arrays, record_fields, records_ok,
+                             walk_proof)
 
 __all__ = ["PostSectorProof", "decode_sector_proof", "decode_sector_proofs", "encode_sector_proof",
            "check_sector_proof", "check_sector_proofs", "load_partition", "sector_proof_size"]
 
-VARIANTS = ("Single", "Sub", "Top")
-_BLOCKS = ("base path", "sub-tree path", "top-tree path")
-
-
-@dataclass(frozen=True)
-class _Layout:
-    variant: int
-    blocks: tuple[tuple[int, ...], ...]  # path levels of each block, e.g. ((0..8), (9,))
-    arities: tuple[int, ...]
-    dtype: np.dtype  # one inclusion proof
-
-    @property
-    def record_bytes(self) -> int:
-        return self.dtype.itemsize
-
 
 @functools.lru_cache(maxsize=None)
-def _layout(config: PostConfig) -> _Layout:
-    arities = config.arities
-    b = config.base_levels
-    blocks = [tuple(range(b))] + [(lv,) for lv in range(b, len(arities))]
-    fields = [("tag", "<u4")]
-    if config.merkle_variant == 0:
-        fields += [("root", "u1", (32,)), ("leaf", "u1", (32,))]
-    for j, levels in enumerate(blocks):
-        fields.append((f"len{j}", "<u8"))
-        for lv in levels:
-            fields += [(f"cnt{lv}", "<u8"), (f"sib{lv}", "u1", (arities[lv] - 1, 32)), (f"idx{lv}", "<u8")]
-    if config.merkle_variant:
-        fields += [("root", "u1", (32,)), ("leaf", "u1", (32,))]
-    return _Layout(config.merkle_variant, tuple(blocks), arities, np.dtype(fields))
+def _layout(config: PostConfig) -> tuple[MerkleShape, np.dtype]:
+    """The inclusion proofs' shape and the record dtype of one."""
+    t = merkle_shape(config.merkle_variant, config.arities, config.base_levels)
+    return t, np.dtype(record_fields(t))
 
 
 _HEAD = 8 + 32 + 8 + 8  # sector_id, comm_r, sectors count, inclusion proofs count
@@ -88,47 +64,13 @@ _TAIL = 64  # comm_c, comm_r_last
 
 def sector_proof_size(config: PostConfig) -> int:
     """Bytes of one well-formed FallbackPoStSectorProof of this registered proof (24,960 for 32 GiB window)."""
-    return _HEAD + config.vanilla_challenges * _layout(config).record_bytes + _TAIL
+    return _HEAD + config.vanilla_challenges * _layout(config)[1].itemsize + _TAIL
 
 
 def _where(sector_id, position) -> str:
     if position is None:
         return f"sector {sector_id}" if sector_id is not None else "sector proof"
     return f"vanilla_proofs[{position}]" + (f" (sector {sector_id})" if sector_id is not None else "")
-
-
-def _walk_records(r: Reader, lay: _Layout, count: int) -> None:
-    """Read `count` inclusion proofs field by field; raises at the first wrong one."""
-    for k in range(count):
-        p = f"inclusion proof {k}"
-        tag = r.u32(f"{p}: merkle proof variant")
-        if tag != lay.variant:
-            got = VARIANTS[tag] if tag < len(VARIANTS) else "unknown"
-            raise r.error(f"{p}: merkle proof variant", f"expected {lay.variant} ({VARIANTS[lay.variant]}) for this "
-                                                        f"sector size, got {tag} ({got})")
-        if lay.variant == 0:
-            r.skip(64, f"{p}: root and leaf")
-        for j, levels in enumerate(lay.blocks):
-            n = r.u64(f"{p}: {_BLOCKS[j]} length")
-            r.expect(n, len(levels), f"{p}: {_BLOCKS[j]}", "levels")
-            for lv in levels:
-                a = lay.arities[lv]
-                r.expect(r.u64(f"{p}: path level {lv}: siblings length"), a - 1, f"{p}: path level {lv}", "siblings")
-                r.skip(32 * (a - 1), f"{p}: path level {lv}: siblings")
-                idx = r.u64(f"{p}: path level {lv}: index")
-                if idx >= a:
-                    raise r.error(f"{p}: path level {lv}", f"index {idx} is not below the arity {a}")
-        if lay.variant:
-            r.skip(64, f"{p}: root and leaf")
-
-
-def _records_ok(recs: np.ndarray, lay: _Layout) -> bool:
-    ok = recs["tag"] == lay.variant
-    for j, levels in enumerate(lay.blocks):
-        ok &= recs[f"len{j}"] == len(levels)
-        for lv in levels:
-            ok &= (recs[f"cnt{lv}"] == lay.arities[lv] - 1) & (recs[f"idx{lv}"] < lay.arities[lv])
-    return bool(ok.all())
 
 
 def _check_canonical(proof: PostSectorProof, where: str) -> None:
@@ -167,15 +109,16 @@ def decode_sector_proof(data, config: PostConfig, position: int | None = None) -
     r.expect(n_sectors, 1, "vanilla_proof.sectors", "sector proof")
     k = r.u64("inclusion_proofs length")
     r.expect(k, config.vanilla_challenges, "inclusion_proofs", f"inclusion proofs for {config.name}")
-    lay = _layout(config)
-    size = k * lay.record_bytes
+    t, dtype = _layout(config)
+    size = k * dtype.itemsize
     recs = None
     if r.remaining == size + _TAIL:
-        recs = np.frombuffer(r.data, dtype=lay.dtype, count=k, offset=r.pos)
-        if not _records_ok(recs, lay):
+        recs = np.frombuffer(r.data, dtype=dtype, count=k, offset=r.pos)
+        if not records_ok(recs, t).all():
             recs = None
     if recs is None:
-        _walk_records(r, lay, k)  # raises at the first wrong field
+        for i in range(k):  # raises at the first wrong field
+            walk_proof(r, t, f"inclusion proof {i}")
         r.take(32, "comm_c")
         r.take(32, "comm_r_last")
         r.end()
@@ -184,12 +127,10 @@ def decode_sector_proof(data, config: PostConfig, position: int | None = None) -
     comm_c = np.frombuffer(r.take(32, "comm_c"), dtype=np.uint8).copy()
     comm_r_last = np.frombuffer(r.take(32, "comm_r_last"), dtype=np.uint8).copy()
     r.end()
-    levels = len(lay.arities)
+    leaves, roots, siblings, indices = record_arrays(recs, t)
     proof = PostSectorProof(
         sector_id=int(sector_id), comm_r=comm_r, comm_c=comm_c, comm_r_last=comm_r_last,
-        leaves=np.array(recs["leaf"]), roots=np.array(recs["root"]),
-        siblings=tuple(np.array(recs[f"sib{lv}"]) for lv in range(levels)),
-        indices=np.stack([recs[f"idx{lv}"] for lv in range(levels)], axis=1).astype(np.uint64).reshape(k, levels),
+        leaves=leaves, roots=roots, siblings=siblings, indices=indices,
     )
     _check_canonical(proof, r.where)
     return proof
@@ -202,20 +143,12 @@ def decode_sector_proofs(vanilla_proofs: Sequence, config: PostConfig) -> list[P
 
 def encode_sector_proof(proof: PostSectorProof, config: PostConfig) -> bytes:
     """The bincode bytes rust-fil-proofs would write for `proof` (inverse of decode_sector_proof)."""
-    lay = _layout(config)
+    t, dtype = _layout(config)
     k = proof.num_inclusion_proofs
-    if proof.arities != lay.arities:
-        raise FormatError(f"sector {proof.sector_id}: path arities {proof.arities}, expected {lay.arities}")
-    recs = np.zeros(k, dtype=lay.dtype)
-    recs["tag"] = lay.variant
-    recs["root"] = proof.roots
-    recs["leaf"] = proof.leaves
-    for j, levels in enumerate(lay.blocks):
-        recs[f"len{j}"] = len(levels)
-        for lv in levels:
-            recs[f"cnt{lv}"] = lay.arities[lv] - 1
-            recs[f"sib{lv}"] = proof.siblings[lv]
-            recs[f"idx{lv}"] = proof.indices[:, lv]
+    if proof.arities != t.arities:
+        raise FormatError(f"sector {proof.sector_id}: path arities {proof.arities}, expected {t.arities}")
+    recs = np.zeros(k, dtype=dtype)
+    fill_records(recs, t, proof.leaves, proof.roots, proof.siblings, proof.indices)
     w = Writer().u64(proof.sector_id).raw(np.asarray(proof.comm_r, dtype=np.uint8)).u64(1).u64(k)
     w.raw(recs.tobytes()).raw(np.asarray(proof.comm_c, dtype=np.uint8))
     w.raw(np.asarray(proof.comm_r_last, dtype=np.uint8))

@@ -34,7 +34,6 @@ comm_d_new, the encoding label_r_new = label_r_old + label_d_new * rho, and the 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -47,43 +46,23 @@ from cuzk.errors import FormatError
 from cuzk.gadgets.sha256.filecoin import sha254_many
 
 from .bincode import Reader, Writer
+from .merkle_records import (MerkleShape, fill_records, merkle_shape, record_arrays, record_fields, records_ok,
+                             walk_proof)
 
 __all__ = ["decode_partition_proof", "decode_partition_proofs", "encode_partition_proof",
            "check_partition_proof", "partition_proof_size"]
 
-VARIANTS = ("Single", "Sub", "Top")
-_BLOCKS = ("base path", "sub-tree path", "top-tree path")
 TREES = ("proof_r_old", "proof_d_new", "proof_r_new")
-
-
-@dataclass(frozen=True)
-class _Tree:
-    variant: int
-    blocks: tuple[tuple[int, ...], ...]
-    arities: tuple[int, ...]
-
-
-def _tree(variant: int, arities: tuple[int, ...], base_levels: int) -> _Tree:
-    blocks = [tuple(range(base_levels))] + [(lv,) for lv in range(base_levels, len(arities))]
-    return _Tree(variant, tuple(blocks), arities)
+_PREFIXES = ("ro_", "dn_", "rn_")  # their fields in a challenge proof's record
 
 
 @functools.lru_cache(maxsize=None)
-def _layout(cfg: SnapConfig) -> tuple[tuple[_Tree, _Tree, _Tree], np.dtype]:
-    r = _tree(cfg.merkle_variant, cfg.arities, cfg.base_levels)
-    d = _tree(0, (2,) * cfg.challenge_bit_len, cfg.challenge_bit_len)
+def _layout(cfg: SnapConfig) -> tuple[tuple[MerkleShape, MerkleShape, MerkleShape], np.dtype]:
+    r = merkle_shape(cfg.merkle_variant, cfg.arities, cfg.base_levels)
+    d = merkle_shape(0, (2,) * cfg.challenge_bit_len, cfg.challenge_bit_len)
     fields = []
-    for name, t in zip(("ro", "dn", "rn"), (r, d, r)):
-        fields.append((f"{name}_tag", "<u4"))
-        if t.variant == 0:
-            fields += [(f"{name}_root", "u1", (32,)), (f"{name}_leaf", "u1", (32,))]
-        for j, levels in enumerate(t.blocks):
-            fields.append((f"{name}_len{j}", "<u8"))
-            for lv in levels:
-                fields += [(f"{name}_cnt{lv}", "<u8"), (f"{name}_sib{lv}", "u1", (t.arities[lv] - 1, 32)),
-                           (f"{name}_idx{lv}", "<u8")]
-        if t.variant:
-            fields += [(f"{name}_root", "u1", (32,)), (f"{name}_leaf", "u1", (32,))]
+    for name, t in zip(_PREFIXES, (r, d, r)):
+        fields += record_fields(t, name)
     return (r, d, r), np.dtype(fields)
 
 
@@ -100,46 +79,18 @@ def _walk(r: Reader, trees, count: int) -> None:
     """Read `count` challenge proofs field by field; raises at the first wrong one."""
     for c in range(count):
         for tname, t in zip(TREES, trees):
-            p = f"challenge {c}: {tname}"
-            tag = r.u32(f"{p}: merkle proof variant")
-            if tag != t.variant:
-                got = VARIANTS[tag] if tag < len(VARIANTS) else "unknown"
-                raise r.error(f"{p}: merkle proof variant", f"expected {t.variant} ({VARIANTS[t.variant]}) for this "
-                                                            f"sector size, got {tag} ({got})")
-            if t.variant == 0:
-                r.skip(64, f"{p}: root and leaf")
-            for j, levels in enumerate(t.blocks):
-                n = r.u64(f"{p}: {_BLOCKS[j]} length")
-                r.expect(n, len(levels), f"{p}: {_BLOCKS[j]}", "levels")
-                for lv in levels:
-                    a = t.arities[lv]
-                    r.expect(r.u64(f"{p}: path level {lv}: siblings length"), a - 1, f"{p}: path level {lv}",
-                             "siblings")
-                    r.skip(32 * (a - 1), f"{p}: path level {lv}: siblings")
-                    idx = r.u64(f"{p}: path level {lv}: index")
-                    if idx >= a:
-                        raise r.error(f"{p}: path level {lv}", f"index {idx} is not below the arity {a}")
-            if t.variant:
-                r.skip(64, f"{p}: root and leaf")
+            walk_proof(r, t, f"challenge {c}: {tname}")
 
 
 def _records_ok(recs: np.ndarray, trees) -> bool:
     ok = np.ones(len(recs), dtype=bool)
-    for name, t in zip(("ro", "dn", "rn"), trees):
-        ok &= recs[f"{name}_tag"] == t.variant
-        for j, levels in enumerate(t.blocks):
-            ok &= recs[f"{name}_len{j}"] == len(levels)
-            for lv in levels:
-                ok &= (recs[f"{name}_cnt{lv}"] == t.arities[lv] - 1) & (recs[f"{name}_idx{lv}"] < t.arities[lv])
+    for prefix, t in zip(_PREFIXES, trees):
+        ok &= records_ok(recs, t, prefix)
     return bool(ok.all())
 
 
-def _tree_proofs(recs: np.ndarray, name: str, t: _Tree) -> TreeProofs:
-    n = len(t.arities)
-    return TreeProofs(np.array(recs[f"{name}_leaf"]), np.array(recs[f"{name}_root"]),
-                      tuple(np.array(recs[f"{name}_sib{lv}"]) for lv in range(n)),
-                      np.stack([recs[f"{name}_idx{lv}"] for lv in range(n)], axis=1).astype(np.uint64)
-                      .reshape(len(recs), n))
+def _tree_proofs(recs: np.ndarray, prefix: str, t: MerkleShape) -> TreeProofs:
+    return TreeProofs(*record_arrays(recs, t, prefix))
 
 
 def _non_canonical(nodes: np.ndarray) -> np.ndarray:
@@ -238,8 +189,8 @@ def decode_partition_proof(data, cfg: SnapConfig | int, partition: int | None = 
         _walk(r, trees, c)  # raises at the first wrong field
         r.end()
         raise FormatError(f"{r.where}: malformed partition proof")  # unreachable: the walk names it
-    proof = SnapPartitionProof(comm_c, apex, _tree_proofs(recs, "ro", trees[0]), _tree_proofs(recs, "dn", trees[1]),
-                               _tree_proofs(recs, "rn", trees[2]))
+    proof = SnapPartitionProof(comm_c, apex, *(_tree_proofs(recs, prefix, t)
+                                                 for prefix, t in zip(_PREFIXES, trees)))
     _check_canonical(proof, r.where)
     if check_paths:
         _check_paths(proof, r.where)
@@ -263,18 +214,10 @@ def encode_partition_proof(proof: SnapPartitionProof, cfg: SnapConfig | int) -> 
     trees, dtype = _layout(cfg)
     C = proof.num_challenges
     recs = np.zeros(C, dtype=dtype)
-    for name, t, tp in zip(("ro", "dn", "rn"), trees, (proof.r_old, proof.d_new, proof.r_new)):
+    for prefix, t, tp in zip(_PREFIXES, trees, (proof.r_old, proof.d_new, proof.r_new)):
         if tp.arities != t.arities:
-            raise FormatError(f"{name}: path arities {tp.arities}, expected {t.arities}")
-        recs[f"{name}_tag"] = t.variant
-        recs[f"{name}_root"] = tp.roots
-        recs[f"{name}_leaf"] = tp.leaves
-        for j, levels in enumerate(t.blocks):
-            recs[f"{name}_len{j}"] = len(levels)
-            for lv in levels:
-                recs[f"{name}_cnt{lv}"] = t.arities[lv] - 1
-                recs[f"{name}_sib{lv}"] = tp.siblings[lv]
-                recs[f"{name}_idx{lv}"] = tp.indices[:, lv]
+            raise FormatError(f"{prefix[:-1]}: path arities {tp.arities}, expected {t.arities}")
+        fill_records(recs, t, tp.leaves, tp.roots, tp.siblings, tp.indices, prefix)
     apex = np.asarray(proof.apex_leaves, dtype=np.uint8)
     w = Writer().raw(np.asarray(proof.comm_c, dtype=np.uint8)).u64(apex.shape[0]).raw(apex.tobytes())
     return w.u64(C).raw(recs.tobytes()).getvalue()
