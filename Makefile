@@ -11,18 +11,24 @@ NODE_STAMP := node_modules/.installed-stamp
 
 .PHONY: test run timeline docs clean
 
+# pip and npm print as they go (no -q: an install from scratch takes minutes, which must not pass silently)
+PIP := $(PY) -m pip install --progress-bar off --disable-pip-version-check
+
 $(RUN_STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e .
+	@echo "make: installing cuzk into $(VENV) (once; a few minutes from scratch)"
+	$(PIP) --upgrade pip
+	$(PIP) -e .
 	touch $(RUN_STAMP)
 
 $(TEST_STAMP): $(RUN_STAMP)
-	$(PY) -m pip install -q -e '.[dev,cluster]'
+	@echo "make: installing the test and cluster extras into $(VENV) (once)"
+	$(PIP) -e '.[dev,cluster]'
 	touch $(TEST_STAMP)
 
 # snarkjs (pinned in package-lock.json) for the interoperability tests
 $(NODE_STAMP): package.json package-lock.json
+	@echo "make: installing snarkjs into node_modules with npm ci (once)"
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(NODE_STAMP)
 

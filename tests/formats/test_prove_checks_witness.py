@@ -1,16 +1,33 @@
-"""`cuzk prove` refuses a witness that does not satisfy the circuit (exit 1, first failing constraint)."""
+"""`cuzk prove` refuses a witness that does not satisfy the circuit (exit 1, first failing constraint).
+
+On the repository's example (examples/bits_mix) with a key `cuzk setup` makes beside a copy of its .r1cs."""
 
 import re
 import shutil
+from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from snarkjs_fixtures import fixture
 
+from cuzk.bench.circom_like import generate
 from cuzk.cli.main import main
 from cuzk.formats.circom_r1cs import read_r1cs
 from cuzk.formats.iden3_sections import scan_sections
 from cuzk.formats.wtns import WTNS_MAGIC, WTNS_SECTION_NAMES
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bits_mix"
+
+
+@pytest.fixture(scope="module")
+def bits_mix(tmp_path_factory):
+    """zkey, r1cs (beside it, with its name) and wtns of the example."""
+    d = tmp_path_factory.mktemp("bits_mix")
+    shutil.copyfile(EXAMPLE / "bits_mix.r1cs", d / "bits_mix.r1cs")
+    assert main(["setup", "--r1cs", str(d / "bits_mix.r1cs"), "--zkey", str(d / "bits_mix.zkey"),
+                 "--backend", "cpu"]) == 0
+    return SimpleNamespace(zkey=d / "bits_mix.zkey", r1cs=d / "bits_mix.r1cs", wtns=EXAMPLE / "witness.wtns")
 
 
 def changed_witness(fx, tmp_path, wire: int):
@@ -41,8 +58,8 @@ def prove_args(fx, tmp_path, wtns, *extra):
             "--public", str(tmp_path / "public.json"), "--backend", "cpu", "--quiet", *extra]
 
 
-def test_unsatisfied_witness_is_refused_and_no_check_proves_it(tmp_path, capsys):
-    fx = fixture("bits_mix", "bn254")
+def test_unsatisfied_witness_is_refused_and_no_check_proves_it(bits_mix, tmp_path, capsys):
+    fx = bits_mix
     cc = read_r1cs(fx.r1cs).circuit
     wire = cc.num_vars - 1  # an internal wire
     bad = changed_witness(fx, tmp_path, wire)
@@ -62,8 +79,8 @@ def test_unsatisfied_witness_is_refused_and_no_check_proves_it(tmp_path, capsys)
     assert (tmp_path / "proof.json").exists() and (tmp_path / "public.json").exists()
 
 
-def test_satisfied_witness_is_proven_and_the_circuit_is_found_or_named(tmp_path, capsys):
-    fx = fixture("bits_mix", "bn254")
+def test_satisfied_witness_is_proven_and_the_circuit_is_found_or_named(bits_mix, tmp_path, capsys):
+    fx = bits_mix
     assert main(prove_args(fx, tmp_path, fx.wtns)) == 0  # the .r1cs beside the key
     assert (tmp_path / "proof.json").exists()
 
@@ -78,14 +95,14 @@ def test_satisfied_witness_is_proven_and_the_circuit_is_found_or_named(tmp_path,
     assert not (tmp_path / "proof.json").exists()
     assert main(args + ["--r1cs", str(fx.r1cs)]) == 0
 
-    other = fixture("poseidon_chain", "bn254")  # a circuit that is not the key's
-    assert main(args + ["--r1cs", str(other.r1cs)]) == 2
-    assert "circuit has 2905 wires" in capsys.readouterr().err
+    other = generate(100, tmp_path / "other.r1cs", tmp_path / "other.wtns")  # a circuit that is not the key's
+    assert main(args + ["--r1cs", str(tmp_path / "other.r1cs")]) == 2
+    assert f"circuit has {other.wires} wires" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("flags", [["--r1cs", "x.r1cs", "--no-check"]])
-def test_r1cs_and_no_check_exclude_each_other(tmp_path, flags, capsys):
-    fx = fixture("bits_mix", "bn254")
+def test_r1cs_and_no_check_exclude_each_other(bits_mix, tmp_path, flags, capsys):
+    fx = bits_mix
     with pytest.raises(SystemExit) as exc:
         main(prove_args(fx, tmp_path, fx.wtns, *flags))
     assert exc.value.code == 2
