@@ -1,10 +1,12 @@
 """What the engine tests of Filecoin's sector proofs (PoRep C2, SnapDeals) share: a good request
 accepted and bad ones refused at submit in one line naming the field, `cuzk setup --kind` refusing a
-size before any work, and the whole path (TEST parameters under the Filecoin file name, a Curio-shaped
+size before any work, a partition's witness checked against the compiled circuit, and the whole path (TEST parameters under the Filecoin file name, a Curio-shaped
 request proved by an engine, its proof checked by arkworks, the outside oracle, against public inputs
 the test derives itself)."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 from groth16_oracle import R, read_vk, verify_job, verify_one
@@ -58,3 +60,38 @@ def prove_and_verify(make_engine, tmp_path, backend: str, kind: str, req: ProofR
     assert [list(map(int, xs)) for xs in res.public_inputs] == expected
     assert verify_job(vk, res.proof, expected)
     assert not verify_one(vk, res.proof[:192], expected[0][:-1] + [(expected[0][-1] + 1) % R])
+
+
+def witness_satisfies_the_circuit(spec, req: ProofRequest, expected) -> None:
+    """The witness of `req`'s partition 0 satisfies the compiled circuit (SpMV), its public inputs and
+    the spec's are `expected` (a verifier's, per partition), and one changed aux value breaks it."""
+    w = spec.witness(spec.check(req), 0)
+    assert w.public_inputs == expected[0]
+    assert spec.public_inputs(req) == expected
+    spec.rows(w.w)  # raises when a constraint fails
+    w.w[-1] = w.w[0]  # one aux value changed: the inputs no longer satisfy it
+    with pytest.raises(ValueError, match="do not satisfy the circuit"):
+        spec.rows(w.w)
+
+
+def proving_tests(kind: str, request, statement, cid: str, stem: str, cpu_takes: str):
+    """The twin tests (cpu, gpu) of prove_and_verify for `request(6)`; the CPU one runs only with
+    CUZK_LONG_FILECOIN=1 (`cpu_takes` says why it is long)."""
+    long = pytest.mark.skipif(os.environ.get("CUZK_LONG_FILECOIN") != "1",
+                              reason=f"the 2 KiB {cpu_takes}: set CUZK_LONG_FILECOIN=1 (the gpu-marked twin "
+                                     f"runs it on a device)")
+
+    def run(make_engine, tmp_path, backend: str) -> None:
+        req = request(6)
+        prove_and_verify(make_engine, tmp_path, backend, kind, req, statement(req), cid, stem)
+
+    @pytest.mark.slow
+    @long
+    def cpu(make_engine, tmp_path):
+        run(make_engine, tmp_path, "cpu")
+
+    @pytest.mark.gpu
+    def gpu(make_engine, tmp_path):
+        run(make_engine, tmp_path, "cuda")
+
+    return cpu, gpu

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 
 import numpy as np
 import pytest
-from sector_proofs import prove_and_verify, refused_at_submit, setup_refuses_a_size
+from sector_proofs import proving_tests, refused_at_submit, setup_refuses_a_size, witness_satisfies_the_circuit
 
 from cuzk.circuits.filecoin.porep_challenges import interactive_challenges, public_inputs
 from cuzk.circuits.filecoin.porep_config import porep_config
@@ -25,9 +24,6 @@ from cuzk.formats.filecoin.porep_request import sample_request
 V1_1_2K = 5  # Go abi.RegisteredSealProof StackedDrg2KiBV1_1
 PARAMS_STEM = ("v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-"
                "032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f")  # rust-fil-proofs parameters.json
-LONG = pytest.mark.skipif(os.environ.get("CUZK_LONG_FILECOIN") != "1",
-                          reason="the 2 KiB PoRep on the CPU takes minutes (setup ~2-4, proof ~1): set "
-                                 "CUZK_LONG_FILECOIN=1 (the gpu-marked twin runs it on a device)")
 
 
 def request(seed: int = 1, number: int = V1_1_2K, **over) -> ProofRequest:
@@ -101,32 +97,12 @@ def test_partition_witness_satisfies_the_circuit():
     circuit (SpMV) and its public inputs are the ones a verifier derives."""
     from cuzk.engine.catalog.filecoin_porep import make_spec
 
-    spec = make_spec("2KiB", "/nonexistent")
     req = request(5)
-    c1 = spec.check(req)
-    w = spec.witness(c1, 0)
-    assert w.public_inputs == statement(req)[0]
-    spec.rows(w.w)  # raises when a constraint fails
-    assert spec.public_inputs(req) == statement(req)
-    w.w[-1] = w.w[0]  # one aux value changed: the inputs no longer satisfy it
-    with pytest.raises(ValueError, match="do not satisfy the circuit"):
-        spec.rows(w.w)
+    witness_satisfies_the_circuit(make_spec("2KiB", "/nonexistent"), req, statement(req))
 
 
-def _prove_and_verify(make_engine, tmp_path, backend: str) -> None:
-    req = request(6)
-    prove_and_verify(make_engine, tmp_path, backend, "porep", req, statement(req), "porep-2KiB", PARAMS_STEM)
-
-
-@pytest.mark.slow
-@LONG
-def test_curio_request_proves_and_verifies_cpu(make_engine, tmp_path):
-    _prove_and_verify(make_engine, tmp_path, "cpu")
-
-
-@pytest.mark.gpu
-def test_curio_request_proves_and_verifies_gpu(make_engine, tmp_path):
-    _prove_and_verify(make_engine, tmp_path, "cuda")
+test_curio_request_proves_and_verifies_cpu, test_curio_request_proves_and_verifies_gpu = proving_tests(
+    "porep", request, statement, "porep-2KiB", PARAMS_STEM, "PoRep on the CPU takes minutes (setup ~2-4, proof ~1)")
 
 
 def test_setup_of_porep_refuses_a_size_filecoin_lacks_before_any_work(tmp_path, capsys):

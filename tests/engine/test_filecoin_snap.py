@@ -8,10 +8,8 @@ name, a proof out, verified by arkworks (outside oracle) against those public in
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from sector_proofs import prove_and_verify, refused_at_submit, setup_refuses_a_size
+from sector_proofs import proving_tests, refused_at_submit, setup_refuses_a_size, witness_satisfies_the_circuit
 
 from cuzk.circuits.filecoin.snap_config import snap_config
 from cuzk.engine.catalog.served import build_registry
@@ -24,9 +22,6 @@ from cuzk.formats.filecoin.snap_request import sample_request
 # rust-fil-proofs parameters.json: StackedDrg2KiBV1's update parameters
 PARAMS_STEM = ("v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-"
                "fb9e095bebdd77511c0269b967b4d87ba8b8a525edaa0e165de23ba454510194")
-LONG = pytest.mark.skipif(os.environ.get("CUZK_LONG_FILECOIN") != "1",
-                          reason="the 2 KiB SnapDeals proof on the CPU takes minutes (setup of 1.7M constraints): "
-                                 "set CUZK_LONG_FILECOIN=1 (the gpu-marked twin runs it on a device)")
 
 
 def request(seed: int = 1, number: int = 0, **over) -> ProofRequest:
@@ -106,31 +101,13 @@ def test_partition_witness_satisfies_the_circuit():
     circuit (SpMV) and its public inputs are the ones a verifier derives."""
     from cuzk.engine.catalog.filecoin_snap import make_spec
 
-    spec = make_spec("2KiB", "/nonexistent")
     req = request(5)
-    update = spec.check(req)
-    w = spec.witness(update, 0)
-    assert [w.public_inputs] == statement(req) == spec.public_inputs(req)
-    spec.rows(w.w)  # raises when a constraint fails
-    w.w[-1] = w.w[0]  # one aux value changed: the inputs no longer satisfy it
-    with pytest.raises(ValueError, match="do not satisfy the circuit"):
-        spec.rows(w.w)
+    assert len(statement(req)) == 1
+    witness_satisfies_the_circuit(make_spec("2KiB", "/nonexistent"), req, statement(req))
 
 
-def _prove_and_verify(make_engine, tmp_path, backend: str) -> None:
-    req = request(6)
-    prove_and_verify(make_engine, tmp_path, backend, "snap", req, statement(req), "snap-2KiB", PARAMS_STEM)
-
-
-@pytest.mark.slow
-@LONG
-def test_curio_request_proves_and_verifies_cpu(make_engine, tmp_path):
-    _prove_and_verify(make_engine, tmp_path, "cpu")
-
-
-@pytest.mark.gpu
-def test_curio_request_proves_and_verifies_gpu(make_engine, tmp_path):
-    _prove_and_verify(make_engine, tmp_path, "cuda")
+test_curio_request_proves_and_verifies_cpu, test_curio_request_proves_and_verifies_gpu = proving_tests(
+    "snap", request, statement, "snap-2KiB", PARAMS_STEM, "SnapDeals proof on the CPU takes minutes (setup of 1.7M constraints)")
 
 
 def test_gen_vanilla_writes_a_curio_shaped_request(tmp_path):
