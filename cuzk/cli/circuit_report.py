@@ -2,7 +2,7 @@
 
 info: the circuit's counts from its gadgets' sizes, lines of its own, its parameter file, and the
 figures rust-fil-proofs publishes beside them (equal or DIFFERENT); check: an input file read with
-one clear line when it cannot be.
+one clear line when it cannot be, and each partition's witness against the compiled circuit.
 """
 
 from __future__ import annotations
@@ -42,3 +42,33 @@ def read_file(path: str, what: str) -> bytes:
         raise CuzkError(f"{what} {path}: is a directory") from None
     except OSError as exc:
         raise CuzkError(f"{what} {path}: {exc.strerror}") from None
+
+
+def check_partitions(kind, cfg, parts, witness, t0: float, explain=None) -> int:
+    """Each partition p of `parts`: witness(p) against `kind`'s compiled circuit for `cfg`, with a
+    progress line; the first unsatisfied constraint named (explain(p, row, cc) may say where, else
+    its row). Exit status 0 when every constraint holds, else 1."""
+    # the CLI's start-up stays light: these load numpy, numba and the backends
+    from cuzk.progress import Status
+    from cuzk.r1cs.evaluation import unsatisfied_rows
+
+    out = sys.stdout.write
+    t1 = time.perf_counter()
+    cc = kind.compiled(cfg)
+    out(f"circuit: {kind.circuit_id(cfg)}, {cc.num_constraints:,} constraints "
+        f"({time.perf_counter() - t1:.1f} s to build or load)\n")
+    status = Status("partitions checked", len(parts))
+    for n, p in enumerate(parts):
+        w = witness(p)
+        bad = unsatisfied_rows(cc, w)
+        status.update(n + 1)
+        if len(bad):
+            status.close()
+            row = int(bad[0])
+            where = explain(p, row, cc) if explain else None
+            out(f"unsatisfied: partition {p}, {where or f'constraint {row}'} ({len(bad)} constraint(s) fail)\n")
+            return 1
+        del w
+    status.close()
+    out(f"satisfied: every constraint of {len(parts)} partition(s) ({time.perf_counter() - t0:.1f} s)\n")
+    return 0

@@ -64,8 +64,6 @@ def check(args) -> int:
     from cuzk.circuits.filecoin.porep_circuit import challenge_of_row
     from cuzk.formats.filecoin.c1_output import decode_c1
     from cuzk.formats.filecoin.porep_request import check_sector
-    from cuzk.progress import Status
-    from cuzk.r1cs.evaluation import unsatisfied_rows
 
     fields = _input_file(args.vanilla)
     out = sys.stdout.write
@@ -83,25 +81,14 @@ def check(args) -> int:
     parts = range(cfg.partitions) if args.partition is None else [args.partition]
     if args.partition is not None and not 0 <= args.partition < cfg.partitions:
         raise CuzkError(f"--partition: {c1.proof_name} has partitions 0-{cfg.partitions - 1}")
-    t1 = time.perf_counter()
-    cc = porep_kind.compiled(cfg)
-    out(f"circuit: {porep_kind.circuit_id(cfg)}, {cc.num_constraints:,} constraints "
-        f"({time.perf_counter() - t1:.1f} s to build or load)\n")
-    status = Status("partitions checked", len(parts))
-    for n, p in enumerate(parts):
-        w, _ = porep_kind.witness(cfg, c1.partitions[p])
-        bad = unsatisfied_rows(cc, w)
-        status.update(n + 1)
-        if len(bad):
-            status.close()
-            row = int(bad[0])
-            c = challenge_of_row(cfg, row) if row < cc.num_constraints else None
-            where = first_unsatisfied(cfg, porep_kind.inputs(c1.partitions[p]), None,
-                                      challenges=[c]) if c is not None else None
-            out(f"unsatisfied: partition {p}, " + (f"challenge {c}: {where}" if where else f"constraint {row}")
-                + f" ({len(bad)} constraint(s) fail)\n")
-            return 1
-        del w
-    status.close()
-    out(f"satisfied: every constraint of {len(parts)} partition(s) ({time.perf_counter() - t0:.1f} s)\n")
-    return 0
+
+    def explain(p, row, cc):
+        c = challenge_of_row(cfg, row) if row < cc.num_constraints else None
+        where = first_unsatisfied(cfg, porep_kind.inputs(c1.partitions[p]), None,
+                                  challenges=[c]) if c is not None else None
+        return f"challenge {c}: {where}" if where else None
+
+    def witness(p):
+        return porep_kind.witness(cfg, c1.partitions[p])[0]
+
+    return circuit_report.check_partitions(porep_kind, cfg, parts, witness, t0, explain)

@@ -61,8 +61,6 @@ def check(args) -> int:
     from cuzk.circuits.filecoin import snap_kind
     from cuzk.circuits.filecoin.snap_config import snap_config
     from cuzk.formats.filecoin.snap_request import decode_update
-    from cuzk.progress import Status
-    from cuzk.r1cs.evaluation import unsatisfied_rows
 
     f = _request(args.vanilla)
     out = sys.stdout.write
@@ -74,21 +72,9 @@ def check(args) -> int:
     if args.partition is not None and not 0 <= args.partition < cfg.partitions:
         raise CuzkError(f"--partition: {cfg.name} has partitions 0-{cfg.partitions - 1}")
     parts = range(cfg.partitions) if args.partition is None else [args.partition]
-    t1 = time.perf_counter()
-    cc = snap_kind.compiled(cfg)
-    out(f"circuit: {snap_kind.circuit_id(cfg)}, {cc.num_constraints:,} constraints "
-        f"({time.perf_counter() - t1:.1f} s to build or load)\n")
-    status = Status("partitions checked", len(parts))
-    for n, p in enumerate(parts):
+
+    def witness(p):
         x = snap_kind.inputs(cfg, update.partitions[p], p, update.h, *update.commitments)
-        w, _ = snap_kind.witness(cfg, x)
-        bad = unsatisfied_rows(cc, w)
-        status.update(n + 1)
-        if len(bad):
-            status.close()
-            out(f"unsatisfied: partition {p}, constraint {int(bad[0])} ({len(bad)} constraint(s) fail)\n")
-            return 1
-        del w
-    status.close()
-    out(f"satisfied: every constraint of {len(parts)} partition(s) ({time.perf_counter() - t0:.1f} s)\n")
-    return 0
+        return snap_kind.witness(cfg, x)[0]
+
+    return circuit_report.check_partitions(snap_kind, cfg, parts, witness, t0)
