@@ -5,28 +5,16 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from cube_circuit import cube_circuit
 
 from cuzk.backend import get_backend
 from cuzk.curve import get_curve
 from cuzk.groth16 import prover, setup
 from cuzk.groth16.verifier import PreparedVerifyingKey, verify
-from cuzk.r1cs import LC, ONE, RecordingCS, WitnessCS
+from cuzk.r1cs import RecordingCS, WitnessCS
 from cuzk.r1cs.evaluation import evaluate
 
 CPU = get_backend("cpu")
-
-
-def cube_circuit(cs, x):
-    """Public y = x^3 + x + 5 and z = 2x."""
-    xv = cs.alloc(x)
-    x2 = cs.alloc(lambda: x * x)
-    x3 = cs.alloc(lambda: x * x * x)
-    y = cs.alloc_input(lambda: x**3 + x + 5)
-    z = cs.alloc_input(lambda: 2 * x)
-    cs.enforce(xv, xv, x2)
-    cs.enforce(x2, xv, x3)
-    cs.enforce(LC.of(x3, 1) + LC.of(xv, 1) + LC.constant(5), ONE, y)
-    cs.enforce(LC.of(xv, 2), ONE, z)
 
 
 def public(curve: str, x: int) -> list[int]:

@@ -4,27 +4,15 @@ import time
 
 import numpy as np
 import pytest
+from cube_circuit import cube_circuit
 
 from cuzk.backend import get_backend
 from cuzk.curve import get_curve
 from cuzk.errors import FormatError, ValidationError
 from cuzk.groth16 import prover, setup
 from cuzk.groth16.verifier import PreparedVerifyingKey, verify, verify_batch
-from cuzk.r1cs import LC, ONE, RecordingCS, WitnessCS
+from cuzk.r1cs import RecordingCS, WitnessCS
 from cuzk.r1cs.evaluation import evaluate
-
-
-def cube_circuit(cs, x):
-    """Public y = x^3 + x + 5 and public z = 2x (two public inputs)."""
-    xv = cs.alloc(x)
-    x2 = cs.alloc(lambda: x * x)
-    x3 = cs.alloc(lambda: x * x * x)
-    y = cs.alloc_input(lambda: x**3 + x + 5)
-    z = cs.alloc_input(lambda: 2 * x)
-    cs.enforce(xv, xv, x2)
-    cs.enforce(x2, xv, x3)
-    cs.enforce(LC.of(x3, 1) + LC.of(xv, 1) + LC.constant(5), ONE, y)
-    cs.enforce(LC.of(xv, 2), ONE, z)
 
 
 def compiled(curve):
