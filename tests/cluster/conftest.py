@@ -15,6 +15,8 @@ import pytest  # noqa: E402
 
 pytest.importorskip("ray", reason="cluster mode needs the `cluster` extra (ray)")
 
+from synthetic_engine import synthetic_config  # noqa: E402
+
 from cuzk.engine import EngineConfig  # noqa: E402
 from cuzk.engine.catalog import synthetic  # noqa: E402
 
@@ -27,15 +29,7 @@ NODE_FAULTS = f"delay={SLOW}:1500"
 def cluster_config(state_dir, param_dir) -> EngineConfig:
     """What every node's engine runs: the CPU backend, one kernel thread, the tiny circuits and the
     synthetic one, one shared parameter directory (as a shared filesystem would give real nodes)."""
-    cfg = EngineConfig()
-    cfg.daemon.state_dir = str(state_dir)
-    cfg.srs.param_cache = str(param_dir)
-    cfg.circuits.synthetic = True
-    cfg.gpus.backend = "cpu"
-    cfg.gpus.gpu_threads = 1
-    cfg.synthesis.threads = 1
-    cfg.memory.total_budget = "2GiB"
-    return cfg
+    return synthetic_config(state_dir, param_dir, synthesis__threads=1, memory__total_budget="2GiB")
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import socket
 import time
 
+from synthetic_engine import synthetic_config
+
 from cuzk.engine import Engine, EngineConfig
 from cuzk.engine.catalog import synthetic
 from cuzk.proto import proving_pb2 as pb
@@ -20,16 +22,7 @@ def vanilla(seed: int | None = None) -> bytes:
 
 
 def engine_config(state_dir, param_dir, **settings) -> EngineConfig:
-    cfg = EngineConfig()
-    cfg.daemon.state_dir = str(state_dir)
-    cfg.srs.param_cache = str(param_dir)
-    cfg.circuits.synthetic = True
-    cfg.gpus.backend = "cpu"
-    cfg.gpus.gpu_threads = 1
-    for dotted, value in settings.items():
-        section, key = dotted.split("__")
-        setattr(getattr(cfg, section), key, value)
-    return cfg.validate()
+    return synthetic_config(state_dir, param_dir, **settings).validate()
 
 
 def make_engine(state_dir, param_dir, store=None, **settings) -> Engine:
@@ -40,16 +33,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def wait_state(client, job_id, states, limit=300.0):
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        r = client.await_proof(job_id, timeout_ms=20)
-        if r.state in states:
-            return r
-        time.sleep(0.02)
-    raise AssertionError(f"job {job_id} never reached {states}")
 
 
 def wait_until(cond, limit=300.0, what="condition"):

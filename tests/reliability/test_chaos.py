@@ -23,7 +23,8 @@ import grpc
 import pytest
 from daemon_helpers import Daemon
 from groth16_oracle import assert_proves
-from reliability_helpers import CID, WAIT_MS, vanilla, wait_state
+from reliability_helpers import CID, WAIT_MS, vanilla
+from synthetic_engine import wait_state
 
 from cuzk.proto import proving_pb2 as pb
 from cuzk.server.client import ProvingClient

@@ -7,7 +7,8 @@ import sqlite3
 
 from daemon_helpers import Daemon
 from groth16_oracle import assert_proves
-from reliability_helpers import CID, WAIT_MS, vanilla, wait_state
+from reliability_helpers import CID, WAIT_MS, vanilla
+from synthetic_engine import wait_state
 
 from cuzk.proto import proving_pb2 as pb
 from cuzk.server.convert import public_inputs_from_proto

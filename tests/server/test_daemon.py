@@ -14,6 +14,7 @@ import pytest
 from daemon_helpers import Daemon
 from groth16_oracle import assert_proves, vk_file, vk_file_points
 from post_requests import CIRCUITS, assert_post_proves, request_fields, vk_path
+from synthetic_engine import wait_state
 
 from cuzk.engine.catalog import synthetic
 from cuzk.proto import proving_pb2 as pb
@@ -41,16 +42,6 @@ def post_verified(filecoin_params, r, fields: dict) -> bool:
     verifier derives from the request."""
     assert_post_proves(filecoin_params, r.circuit_id, fields, r.proof, public_inputs_from_proto(r))
     return True
-
-
-def wait_state(client, job_id, states, limit=300.0):
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        r = client.await_proof(job_id, timeout_ms=20)
-        if r.state in states:
-            return r
-        time.sleep(0.02)
-    raise AssertionError(f"job {job_id} never reached {states}")
 
 
 def test_prove_and_verify(daemon, param_dir, filecoin_params):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from PIL import Image
+from synthetic_engine import synthetic_config
 
 from cuzk.engine import Engine, EngineConfig, ProofRequest
 from cuzk.engine.catalog import synthetic
@@ -12,15 +13,7 @@ CIRCUIT = "synthetic-tiny"
 
 
 def engine_config(state_dir, **settings) -> EngineConfig:
-    cfg = EngineConfig()
-    cfg.daemon.state_dir = str(state_dir)
-    cfg.circuits.synthetic = True
-    cfg.gpus.backend = "cpu"
-    cfg.gpus.gpu_threads = 1
-    for dotted, value in settings.items():
-        section, key = dotted.split("__")
-        setattr(getattr(cfg, section), key, value)
-    return cfg
+    return synthetic_config(state_dir, **settings)
 
 
 def prove_jobs(engine: Engine, n: int, priority: int = 0) -> list[str]:
