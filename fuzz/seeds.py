@@ -19,34 +19,22 @@ FIXTURES = Path(os.environ.get("CUZK_CIRCOM_FIXTURES",
 FIXTURE_DIRS = sorted(d for d in FIXTURES.glob("*/*") if d.is_dir()) if FIXTURES.is_dir() else []
 
 
-def _cube(cs, x):
-    """y = x^3 + x + 5 public, x private: a four-constraint circuit."""
-    from cuzk.r1cs import LC, ONE
-
-    xv = cs.alloc(x)
-    x2 = cs.alloc(lambda: x * x)
-    x3 = cs.alloc(lambda: x * x * x)
-    y = cs.alloc_input(lambda: x**3 + x + 5)
-    cs.enforce(xv, xv, x2)
-    cs.enforce(x2, xv, x3)
-    cs.enforce(LC.of(x3, 1) + LC.of(xv, 1) + LC.constant(5), ONE, y)
-
-
 @functools.lru_cache(maxsize=None)
 def groth16(curve: str):
     """(proving key, proof, public inputs) of the cube circuit on `curve`, made by cuzk."""
     from cuzk.backend import get_backend
+    from cuzk.circuits.cube import cube_circuit
     from cuzk.groth16 import prover, setup
     from cuzk.r1cs import RecordingCS, WitnessCS
     from cuzk.r1cs.evaluation import evaluate
 
     rec = RecordingCS(curve)
-    _cube(rec, 0)
+    cube_circuit(rec, 0)
     cc = rec.compile()
     cpu = get_backend("cpu")
     pk = setup.generate(cc, backend=cpu, progress=False)
     ws = WitnessCS(curve)
-    _cube(ws, 3)
+    cube_circuit(ws, 3)
     w = ws.witness()
     proof = prover.prove(pk, w, evaluate(cc, w), backend=cpu)
     return pk, proof, [3**3 + 3 + 5]

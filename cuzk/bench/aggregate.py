@@ -21,23 +21,14 @@ import numpy as np
 
 from cuzk.aggregate import proof_format, prover, srs, transcript, verifier
 from cuzk.backend import get_backend
+from cuzk.circuits.cube import cube_circuit
 from cuzk.curve import get_curve
 from cuzk.groth16 import prover as gprover
 from cuzk.groth16 import setup
 from cuzk.groth16.keys import Proof
 from cuzk.groth16.verifier import PreparedVerifyingKey, verify_batch
-from cuzk.r1cs import LC, ONE, RecordingCS, WitnessCS
+from cuzk.r1cs import RecordingCS, WitnessCS
 from cuzk.r1cs.evaluation import evaluate
-
-
-def _circuit(cs, x):
-    xv = cs.alloc(x)
-    x2 = cs.alloc(lambda: x * x)
-    x3 = cs.alloc(lambda: x * x * x)
-    y = cs.alloc_input(lambda: x**3 + x + 5)
-    cs.enforce(xv, xv, x2)
-    cs.enforce(x2, xv, x3)
-    cs.enforce(LC.of(x3, 1) + LC.of(xv, 1) + LC.constant(5), ONE, y)
 
 
 def rerandomized_proofs(pk, proof, n: int, rng: np.random.Generator):
@@ -79,11 +70,11 @@ def run(curve_name: str, sizes, backend_name: str = "cpu", repeat: int = 3, json
     be = get_backend(backend_name)
     curve = get_curve(curve_name)
     rec = RecordingCS(curve.name)
-    _circuit(rec, 0)
+    cube_circuit(rec, 0)
     cc = rec.compile()
     pk = setup.generate(cc, backend=be)
     ws = WitnessCS(curve.name)
-    _circuit(ws, 3)
+    cube_circuit(ws, 3)
     w = ws.witness()
     proof = gprover.prove(pk, w, evaluate(cc, w), backend=be)
     pvk = PreparedVerifyingKey(pk.vk)

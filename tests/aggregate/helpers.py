@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from cube_circuit import cube_circuit
 
 from cuzk.backend import get_backend
+from cuzk.circuits.cube import cube_circuit
 from cuzk.curve import get_curve
 from cuzk.groth16 import prover, setup
 from cuzk.groth16.verifier import PreparedVerifyingKey, verify
@@ -26,14 +26,14 @@ def public(curve: str, x: int) -> list[int]:
 def keyed(curve: str):
     """(proving key, prepared vk, proofs for x = 2..10, their public inputs); each proof checked."""
     rec = RecordingCS(curve)
-    cube_circuit(rec, 0)
+    cube_circuit(rec, 0, double=True)
     cc = rec.compile()
     pk = setup.generate(cc, backend=CPU, progress=False)
     pvk = PreparedVerifyingKey(pk.vk)
     proofs, pubs = [], []
     for x in range(2, 11):
         ws = WitnessCS(curve)
-        cube_circuit(ws, x)
+        cube_circuit(ws, x, double=True)
         w = ws.witness()
         pr = prover.prove(pk, w, evaluate(cc, w), backend=CPU)
         assert verify(pvk, pr, public(curve, x))

@@ -4,9 +4,9 @@ import time
 
 import numpy as np
 import pytest
-from cube_circuit import cube_circuit
 
 from cuzk.backend import get_backend
+from cuzk.circuits.cube import cube_circuit
 from cuzk.curve import get_curve
 from cuzk.errors import FormatError, ValidationError
 from cuzk.groth16 import prover, setup
@@ -17,13 +17,13 @@ from cuzk.r1cs.evaluation import evaluate
 
 def compiled(curve):
     rec = RecordingCS(curve)
-    cube_circuit(rec, 0)
+    cube_circuit(rec, 0, double=True)
     return rec.compile()
 
 
 def witness(curve, x):
     ws = WitnessCS(curve)
-    cube_circuit(ws, x)
+    cube_circuit(ws, x, double=True)
     return ws.witness()
 
 
