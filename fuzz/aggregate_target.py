@@ -7,22 +7,15 @@ import functools
 
 import numpy as np
 
+from .readings import every_reading
+
 
 def aggregate_proof(data: bytes):
     """Parse as an aggregate of either curve, as `cuzk verify-aggregate` does."""
     from cuzk.aggregate import proof_format
     from cuzk.curve import get_curve
-    from cuzk.errors import CuzkError
 
-    out, last = [], None
-    for name in ("bn254", "bls12_381"):
-        try:
-            out.append(proof_format.from_bytes(get_curve(name), data))
-        except CuzkError as exc:
-            last = exc
-    if not out:
-        raise last
-    return out
+    return every_reading(lambda name: proof_format.from_bytes(get_curve(name), data), ("bn254", "bls12_381"))
 
 
 @functools.lru_cache(maxsize=None)

@@ -7,6 +7,8 @@ import functools
 import os
 from pathlib import Path
 
+from .readings import every_reading
+
 FIXTURE = Path(os.environ.get("CUZK_FILECOIN_FIXTURES",
                               Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "filecoin")
                ) / "curio-window-post" / "post.vproof"
@@ -24,27 +26,22 @@ def post_vanilla(data: bytes):
     the small sizes arranged into the circuit's slots. Our error if no reading succeeds."""
     from cuzk.circuits.filecoin.post_challenges import public_inputs
     from cuzk.circuits.filecoin.registered_proofs import post_config
-    from cuzk.errors import CuzkError
     from cuzk.formats.filecoin import post_vanilla as pv
 
-    out, last = [], None
-    for number in PROOFS:
+    def read(number) -> list:
         cfg = post_config(number)
-        try:
-            if number in SLOTTED:
-                slots = pv.load_partition(cfg, [data], RANDOMNESS, 0)
-                out.append(slots.public_values())
-                sector = ([slots.sector_ids[0]], slots.comm_r[:1])
-            else:
-                proof = pv.decode_sector_proof(data, cfg, position=0)
-                pv.check_sector_proof(proof, cfg, RANDOMNESS, position=0)
-                sector = ([proof.sector_id], [proof.comm_r])
-            out.append(public_inputs(cfg, RANDOMNESS, sector, 0)[:16])
-        except CuzkError as exc:
-            last = exc
-    if not out:
-        raise last
-    return out
+        values = []
+        if number in SLOTTED:
+            slots = pv.load_partition(cfg, [data], RANDOMNESS, 0)
+            values.append(slots.public_values())
+            sector = ([slots.sector_ids[0]], slots.comm_r[:1])
+        else:
+            proof = pv.decode_sector_proof(data, cfg, position=0)
+            pv.check_sector_proof(proof, cfg, RANDOMNESS, position=0)
+            sector = ([proof.sector_id], [proof.comm_r])
+        return values + [public_inputs(cfg, RANDOMNESS, sector, 0)[:16]]
+
+    return [v for values in every_reading(read, PROOFS) for v in values]
 
 
 @functools.lru_cache(maxsize=None)

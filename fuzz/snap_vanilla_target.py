@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 
+from .readings import every_reading
+
 # the shapes the target reads every input as: the 2 KiB update proof (tree R Single paths) and
 # rust-fil-proofs' 4 KiB (Sub paths) and 32 KiB (Top paths, two partitions) test shapes
 SIZES = (2 << 10, 4 << 10, 32 << 10)
@@ -23,22 +25,17 @@ def snap_vanilla(data: bytes):
     """One `vanilla_proofs` entry as the daemon takes it, for each shape above and each of its
     partitions: decoded (every path hashed to its root), then checked against the seed sector's
     public values (challenges, comm_r, encoding, apex leaves). Our error if no reading succeeds."""
-    from cuzk.errors import CuzkError
     from cuzk.formats.filecoin import snap_vanilla as sv
 
-    out, last = [], None
-    for size, sec in _sectors().items():
-        for k in range(sec.cfg.partitions):
-            try:
-                proof = sv.decode_partition_proof(data, sec.cfg, partition=k)
-                pub = sec.public(k)
-                sv.check_partition_proof(proof, sec.cfg, k, sec.h, *pub[1:])
-                out.append((size, k, proof.challenges.tolist()))
-            except CuzkError as exc:
-                last = exc
-    if not out:
-        raise last
-    return out
+    def read(way):
+        size, sec, k = way
+        proof = sv.decode_partition_proof(data, sec.cfg, partition=k)
+        pub = sec.public(k)
+        sv.check_partition_proof(proof, sec.cfg, k, sec.h, *pub[1:])
+        return size, k, proof.challenges.tolist()
+
+    ways = [(size, sec, k) for size, sec in _sectors().items() for k in range(sec.cfg.partitions)]
+    return every_reading(read, ways)
 
 
 @functools.lru_cache(maxsize=None)
