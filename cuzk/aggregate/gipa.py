@@ -16,12 +16,12 @@ same way: T' = T * L^x * R^(x^-1) for every committed value.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from cuzk.backend.cpu import miller
+from cuzk.backend.timing import Laps
 from cuzk.curve import endo_mul
 
 from .pairings import SharedPairs
@@ -106,14 +106,8 @@ def prove(curve, backend, a, b, c, r_vec, v, w, seed, timings: dict | None = Non
     products (sharing its G2 points' Miller-loop steps) and returned in the result.
     `timings` gets the rounds' summed sub-phases (ms), as "gipa/miller", "gipa/final_exp",
     "gipa/zc_msm", "gipa/transcript" and "gipa/folds", once all rounds are done."""
-    sub: dict[str, float] = {}
-    clock = time.perf_counter()
-
-    def lap(name):
-        nonlocal clock
-        now = time.perf_counter()
-        sub[name] = sub.get(name, 0.0) + (now - clock) * 1e3
-        clock = now
+    laps = Laps()
+    sub, lap = laps.t, laps.lap
 
     fr, g1, g2 = curve.fr, curve.g1, curve.g2
     v1, v2 = v

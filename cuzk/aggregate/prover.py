@@ -11,10 +11,10 @@ by repeating the last proof; its public inputs are repeated the same way.
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
+from cuzk.backend.timing import Laps
 from cuzk.curve import endo_mul
 
 from . import encoding, gipa, gt, kzg, srs
@@ -61,14 +61,8 @@ def aggregate(pk: srs.ProverKey, a: np.ndarray, b: np.ndarray, c: np.ndarray, in
         raise AggregateInputError("A, B and C must hold the same number (>= 1) of points")
     if srs.padded_count(m) != n:
         raise AggregateInputError(f"{m} proofs pad to {srs.padded_count(m)}, the prover key is for {n}")
-    t = {} if timings is None else timings
-    clock = time.perf_counter()
-
-    def lap(name):
-        nonlocal clock
-        now = time.perf_counter()
-        t[name] = t.get(name, 0.0) + (now - clock) * 1e3
-        clock = now
+    laps = Laps(timings)
+    t, lap = laps.t, laps.lap
 
     a, b, c = pad(a, n), pad(b, n), pad(c, n)
     v, w = (pk.v1, pk.v2), (pk.w1, pk.w2)

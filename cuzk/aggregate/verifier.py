@@ -23,10 +23,10 @@ directly in G1: agg_c + sum (x zc_l + zc_r / x) = final_r * C'.
 from __future__ import annotations
 
 import secrets
-import time
 
 import numpy as np
 
+from cuzk.backend.timing import Laps
 from cuzk.curve.pairing import final_exponentiation
 from cuzk.field.threads import threads_for
 from cuzk.field.tower import towers_of
@@ -64,14 +64,8 @@ def verify(vkey: srs.VerifierKey, pvk, publics_mont: np.ndarray, agg, include: b
     curve = agg.curve
     fr, g1 = curve.fr, curve.g1
     p = fr.p
-    t = {} if timings is None else timings
-    clock = time.perf_counter()
-
-    def lap(name):
-        nonlocal clock
-        now = time.perf_counter()
-        t[name] = t.get(name, 0.0) + (now - clock) * 1e3
-        clock = now
+    laps = Laps(timings)
+    t, lap = laps.t, laps.lap
 
     m = publics_mont.shape[0]
     if m == 0:

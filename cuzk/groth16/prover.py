@@ -20,23 +20,13 @@ import numpy as np
 
 from cuzk.backend import get_backend
 from cuzk.backend.cpu.msm import msm as cpu_msm
+from cuzk.backend.timing import Laps
 
 from cuzk.r1cs.compiled import CompiledCircuit
 
 from . import qap
 from .keys import Proof, ProvingKey
 from .lookahead import Lookahead
-
-
-class _Clock:
-    def __init__(self):
-        self.t = {}
-        self._last = time.perf_counter()
-
-    def lap(self, name):
-        now = time.perf_counter()
-        self.t[name] = self.t.get(name, 0.0) + (now - self._last) * 1e3
-        self._last = now
 
 
 def _rand_fr(curve) -> int:
@@ -86,15 +76,15 @@ def prove_batch(pk: ProvingKey, jobs, backend=None, rs=None, device_lock=None) -
     proofs = []
     with Lookahead(stage, len(jobs), background=several) as ahead:
         for j, (_, abc) in enumerate(jobs):
-            clock = _Clock()
+            clock = Laps()
             timer = backend.phase_timer()
-            t0 = clock._last
+            t0 = clock.last
             w = ahead.take(j)
             clock.lap("stage_wait")
             wait0 = time.perf_counter()
             with device_lock:
                 clock.t["device_wait"] = (time.perf_counter() - wait0) * 1e3
-                clock._last = time.perf_counter()
+                clock.last = time.perf_counter()
                 w = backend.witness(w)
                 if isinstance(abc, CompiledCircuit):
                     abc = backend.evaluate(abc, w)
