@@ -78,6 +78,12 @@ def module_key(module_name: str) -> str:
     return m.group(1) if m else module_name
 
 
+def group_name(module: str) -> str:
+    """How progress names a kernel's module: "bls12_381 msm", "formats.zkey"."""
+    m = re.fullmatch(r"(bls12_381|bn254)_(\w+)", module)
+    return f"{m.group(1)} {m.group(2)}" if m else module.removeprefix("cuzk.")
+
+
 def enabled() -> bool:
     return os.environ.get("CUZK_PRECOMPILE", "1") != "0"
 
@@ -224,11 +230,13 @@ def _compile(task) -> bool:
 
 
 def _here(tasks, status) -> int:
+    """One at a time in this process (one core, or threads running): the same counter, and a
+    "still going" line while a single kernel takes long."""
     failed = 0
-    with compile_notice.muted():
+    with compile_notice.muted(), progress.ticking("cuzk: compiling CPU kernels", every_s=5.0, first_s=5.0):
         for i, task in enumerate(tasks):
             failed += not _compile(task)
-            status.update(i + 1, task[0].module.replace("_", " ", 1))
+            status.update(i + 1, group_name(task[0].module))
     return failed
 
 
@@ -253,6 +261,7 @@ def _in_workers(tasks, n: int, status) -> int:
     for p in procs:
         p.start()
     failed = finished = 0
+    detail, shown = group_name(tasks[0][0].module), time.monotonic()
     try:
         while finished < len(tasks):
             if done.empty() and not any(p.is_alive() for p in procs):
@@ -260,11 +269,15 @@ def _in_workers(tasks, n: int, status) -> int:
                 break
             if done.empty():
                 time.sleep(0.05)
+                if time.monotonic() - shown >= 1.0:  # a long kernel: the counter still ticks (every_s apart)
+                    shown = time.monotonic()
+                    status.update(finished, detail)
                 continue
             i, ok = done.get()
             finished += 1
             failed += not ok
-            status.update(finished, tasks[i][0].module.replace("_", " ", 1))
+            detail, shown = group_name(tasks[i][0].module), time.monotonic()
+            status.update(finished, detail)
     finally:
         for p in procs:
             p.join(timeout=5)
