@@ -65,6 +65,13 @@ class CircomR1CS:
 
 
 @njit(cache=True, nogil=True)
+def _le_u32(buf, q):
+    """The little-endian uint32 at byte q of a uint8 buffer."""
+    return (np.uint32(buf[q]) | (np.uint32(buf[q + 1]) << np.uint32(8)) | (np.uint32(buf[q + 2]) << np.uint32(16))
+            | (np.uint32(buf[q + 3]) << np.uint32(24)))
+
+
+@njit(cache=True, nogil=True)
 def _scan_constraints(buf, start, end, m, n8, lens, bases, wires, coeffs, fill):
     """Walk the constraint records. Returns the end position, or -1 - i when
     constraint i runs past the section; with fill, copies the terms."""
@@ -75,9 +82,7 @@ def _scan_constraints(buf, start, end, m, n8, lens, bases, wires, coeffs, fill):
         for k in range(3):
             if pos + 4 > end:
                 return -1 - i
-            n = np.int64(buf[pos]) | (np.int64(buf[pos + 1]) << 8) | (np.int64(buf[pos + 2]) << 16) | (
-                np.int64(buf[pos + 3]) << 24
-            )
+            n = np.int64(_le_u32(buf, pos))
             pos += 4
             if pos + n * stride > end:
                 return -1 - i
@@ -86,12 +91,7 @@ def _scan_constraints(buf, start, end, m, n8, lens, bases, wires, coeffs, fill):
                 base = bases[k] + used[k]
                 for t in range(n):
                     q = pos + t * stride
-                    wires[base + t] = (
-                        np.uint32(buf[q])
-                        | (np.uint32(buf[q + 1]) << np.uint32(8))
-                        | (np.uint32(buf[q + 2]) << np.uint32(16))
-                        | (np.uint32(buf[q + 3]) << np.uint32(24))
-                    )
+                    wires[base + t] = _le_u32(buf, q)
                     for b in range(n8):
                         coeffs[base + t, b] = buf[q + 4 + b]
             used[k] += n
@@ -230,20 +230,13 @@ def _copy_c_terms(buf, start, end, m, n8, indptr, wires, limbs):
     stride = 4 + n8
     for i in range(m):
         for k in range(3):
-            n = np.int64(buf[pos]) | (np.int64(buf[pos + 1]) << 8) | (np.int64(buf[pos + 2]) << 16) | (
-                np.int64(buf[pos + 3]) << 24
-            )
+            n = np.int64(_le_u32(buf, pos))
             pos += 4
             if k == 2:
                 base = indptr[i]
                 for t in range(n):
                     q = pos + t * stride
-                    wires[base + t] = (
-                        np.uint32(buf[q])
-                        | (np.uint32(buf[q + 1]) << np.uint32(8))
-                        | (np.uint32(buf[q + 2]) << np.uint32(16))
-                        | (np.uint32(buf[q + 3]) << np.uint32(24))
-                    )
+                    wires[base + t] = _le_u32(buf, q)
                     for j in range(4):
                         v = np.uint64(0)
                         for b in range(8):
