@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cuzk.gadgets import bit_tape
 from cuzk.gadgets.boolean import Boolean
-from cuzk.gadgets.sha256.gadget import iv_bits, padding_bits, sha256_compression
-from cuzk.gadgets.stamped import StampedGadget, output_indices
+from cuzk.gadgets.sha256.gadget import iv_bits, padding_bits
+from cuzk.gadgets.sha256.stamped import compression_gadget
+from cuzk.gadgets.stamped import StampedGadget
 from cuzk.r1cs import RecordingCS
 
 VAR = 2  # pattern entry of a variable bit
@@ -40,14 +40,7 @@ def block_template(curve: str, iv_state: bool, pattern: bytes) -> StampedGadget:
     nvar = pattern.count(VAR)
     it = iter(cs.alloc_input_many(nvar).tolist())
     block = [Boolean.of_var(next(it)) if p == VAR else Boolean.constant(p) for p in pattern]
-    with bit_tape.recording(cs) as tape:
-        out = sha256_compression(cs, state, block)
-    if any(b.var is None or b.neg for b in out):
-        raise AssertionError("compression outputs must be plain variables")
-    program = tape.program()
-    template = cs.template()
-    assert program.num_aux == template.num_aux
-    return StampedGadget(curve, template, output_indices(b.var for b in out), program)
+    return compression_gadget(cs, curve, state, block)
 
 
 @dataclass(frozen=True)

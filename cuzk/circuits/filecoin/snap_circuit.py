@@ -46,7 +46,7 @@ from cuzk.gadgets.num import Num
 from cuzk.gadgets.poseidon.neptune_constants import NeptuneConstants, neptune_constants
 from cuzk.gadgets.poseidon.neptune_gadget import num_constraints as hash_size
 from cuzk.gadgets.poseidon.neptune_gadget import poseidon_hash
-from cuzk.gadgets.poseidon.neptune_native import check_inputs, neptune_kernels
+from cuzk.gadgets.poseidon.neptune_native import check_inputs, run_kernel_with
 from cuzk.gadgets.sha256.filecoin import pack_bits
 from cuzk.r1cs import LC, ONE
 
@@ -74,19 +74,7 @@ def poseidon_genrand(cs, a, b) -> Num:
 def genrand_hash(inputs: np.ndarray, aux: np.ndarray | None = None) -> np.ndarray:
     """Poseidon_genrand of N pairs: Montgomery uint64[N, 2, 4] -> uint64[N, 4]; fills aux
     uint64[N, 311, 4] (the gadget's values in allocation order) when given."""
-    import numba
-
-    inputs = check_inputs(inputs)
-    C = genrand_constants()
-    out = np.empty((inputs.shape[0], 4), dtype=np.uint64)
-    if inputs.shape[0] == 0:
-        return out
-    record = aux is not None
-    if aux is None:
-        aux = np.empty((1, 1, 4), dtype=np.uint64)
-    nchunks = 16 * numba.get_num_threads()
-    neptune_kernels().neptune_hash(inputs, out, *C.kernel_arrays, C.R_F, C.R_P, record, aux, nchunks)
-    return out
+    return run_kernel_with(check_inputs(inputs), genrand_constants(), aux)
 
 
 def genrand_ints(a: int, b: int) -> int:

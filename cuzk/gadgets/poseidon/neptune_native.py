@@ -154,7 +154,11 @@ def check_inputs(inputs: np.ndarray) -> np.ndarray:
 
 def run_kernel(inputs: np.ndarray, strength: str, aux: np.ndarray | None) -> np.ndarray:
     """The kernel over validated inputs; fills `aux` when given. Returns out uint64[N, 4]."""
-    C = neptune_constants(inputs.shape[1], strength)
+    return run_kernel_with(inputs, neptune_constants(inputs.shape[1], strength), aux)
+
+
+def run_kernel_with(inputs: np.ndarray, C, aux: np.ndarray | None) -> np.ndarray:
+    """run_kernel with the constants `C` (a NeptuneConstants of the inputs' arity)."""
     out = np.empty((inputs.shape[0], 4), dtype=np.uint64)
     if inputs.shape[0] == 0:
         return out

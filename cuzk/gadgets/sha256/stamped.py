@@ -34,8 +34,14 @@ def compression_template(curve: str) -> StampedGadget:
     cs = RecordingCS(curve)
     iface = cs.alloc_input_many(768)
     bits = [Boolean.of_var(v) for v in iface.tolist()]
+    return compression_gadget(cs, curve, bits[:256], bits[256:])
+
+
+def compression_gadget(cs: RecordingCS, curve: str, state, block) -> StampedGadget:
+    """The template of one compression of `block` from `state` (Booleans over `cs`'s interface or
+    constants), recorded with its own bit tape; outputs: the new state's 256 plain variables."""
     with bit_tape.recording(cs) as tape:
-        out = sha256_compression(cs, bits[:256], bits[256:])
+        out = sha256_compression(cs, state, block)
     if any(b.var is None or b.neg for b in out):
         raise AssertionError("compression outputs must be plain variables")
     program = tape.program()
