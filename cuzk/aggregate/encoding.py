@@ -17,6 +17,7 @@ from cuzk.curve import Curve
 from cuzk.curve import encoding as zcash
 from cuzk.curve.curves import Group
 from cuzk.curve.subgroup import in_subgroup
+from cuzk.errors import FormatError, ValidationError
 
 from .errors import AggregateFormatError
 
@@ -46,8 +47,6 @@ def encode_points(group: Group, points) -> bytes:
 
 def decode_points(group: Group, data, *, check_subgroup: bool = True, what: str = "point") -> np.ndarray:
     """Concatenated encodings -> validated affine points; AggregateFormatError when malformed."""
-    from cuzk.errors import FormatError, ValidationError
-
     raw = np.frombuffer(bytes(data), dtype=np.uint8) if not isinstance(data, np.ndarray) else data
     size = point_size(group)
     if raw.size % size:

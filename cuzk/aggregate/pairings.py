@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cuzk.backend import get_backend
 from cuzk.backend.cpu import miller
 from cuzk.curve import get_curve
 from cuzk.curve.pairing import final_exponentiation
@@ -47,8 +48,6 @@ class SharedPairs:
     def __init__(self, curve: str, nprod: int, backend=None):
         self.curve, self.nprod = get_curve(curve).name, nprod
         if backend is None:
-            from cuzk.backend import get_backend
-
             backend = get_backend("cpu")
         self.backend = backend
         self._q, self._p, self._k = [], [], []

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cuzk.backend import get_backend
 from cuzk.curve import Curve, get_curve
 
 from . import encoding
@@ -97,8 +98,6 @@ def _powers(curve: Curve, s: int, count: int) -> np.ndarray:
 
 def generate(curve_name: str, max_proofs: int, backend=None, rng_bytes=None) -> GenericSRS:
     """A fresh single-party SRS for up to `max_proofs` proofs (rounded up to a power of two)."""
-    from cuzk.backend import get_backend
-
     curve = get_curve(curve_name)
     n = padded_count(max_proofs)
     if 2 * n > MAX_POWERS:

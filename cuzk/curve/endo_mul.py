@@ -29,7 +29,7 @@ from cuzk.field import BLS12_381_FQ, BLS12_381_FR
 from cuzk.field.codegen import build_module, mont2_literal, mont_literal
 from cuzk.field.threads import threads_for
 
-from .curves import curve_kernels
+from .curves import curve_kernels, get_curve
 from .subgroup import bls12_381_constants
 
 SOURCE = '''
@@ -187,6 +187,4 @@ def mul_add(group, points, scalars, left=None) -> np.ndarray:
 
 
 def _order(group) -> int:
-    from .curves import get_curve
-
     return get_curve(group.curve).fr.p

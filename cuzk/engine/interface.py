@@ -18,6 +18,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Protocol
 
+from cuzk.backend import get_backend
+
 from .errors import DuplicateRequestConflict, JobNotFound, ShuttingDown
 from .types import (AggregateResult, AggregateVerdict, JobState, JobTimings, Priority, ProofKind, ProofRequest,
                     SrsSource, effective_priority)
@@ -266,8 +268,6 @@ class ProvingEngine(ABC):
     def side_backend(self):
         """The compute backend for work beside the proofs (aggregations): here the
         CPU's; an engine with GPUs lends one, shared with its prover workers."""
-        from cuzk.backend import get_backend
-
         return get_backend("cpu")
 
     def metrics_text(self) -> str:

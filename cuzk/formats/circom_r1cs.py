@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from cuzk.curve import CURVES
 from cuzk.errors import FormatError
 from cuzk.field import fields_of
 from cuzk.r1cs.compiled import CompiledCircuit, CsrMatrix, build
@@ -329,8 +330,6 @@ def write_r1cs(path, curve: str, n_wires: int, n_pub_out: int, n_pub_in: int, n_
 
     labels defaults to wire i -> label i (nLabels = nWires).
     """
-    from cuzk.curve import CURVES
-
     prime = CURVES[curve].fr.p
     m = sum(len(blk) for blk in blocks)
     labels = np.arange(n_wires, dtype="<u8") if labels is None else np.asarray(labels, dtype="<u8")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cuzk.backend import get_backend
 from cuzk.errors import FormatError
 
 
@@ -33,8 +34,6 @@ def check_matches(zkey, circ, n_values: int, witness_where: str, witness_curve: 
 def first_unsatisfied(zkey, circ, w: np.ndarray, ab: np.ndarray) -> int | None:
     """The first constraint (circom's numbering) where a * b != C.w; None when all hold. `ab`: the
     prover's a * b in cuzk's row order (ZKey.row_evaluations' third value)."""
-    from cuzk.backend import get_backend
-
     c = circ.c
     cw = get_backend("cpu").spmv(circ.curve, c.indptr, c.cols, c.coeff_idx, circ.coeff_table, w)
     ab = zkey.matrices.in_snarkjs_order(ab)[: circ.n_constraints]

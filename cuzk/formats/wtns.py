@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cuzk.curve import CURVES
 from cuzk.errors import FormatError
 
 from .iden3_sections import curve_of_prime, file_map, require, scan_sections, write_sections
@@ -76,8 +77,6 @@ def wtns_from_bytes(data, where: str = "wtns") -> CircomWitness:
 
 def write_wtns(path, curve: str, canonical: np.ndarray) -> None:
     """Write a version-2 .wtns (what circom's witness calculator writes) of canonical uint64[n, 4] values."""
-    from cuzk.curve import CURVES
-
     fr = CURVES[curve].fr
     values = np.ascontiguousarray(canonical, dtype="<u8")
     if values.ndim != 2 or values.shape[1] != 4:

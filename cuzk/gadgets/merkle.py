@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from cuzk.r1cs import LC
 
-from .boolean import Boolean, sha256_ch
+from .boolean import Boolean, pack_to_inputs, sha256_ch
 from .num import Num
 from .poseidon.gadget import poseidon_hash
 from .sha256.gadget import sha256
@@ -151,8 +151,6 @@ def sha256_inclusion(cs, leaf: list[Boolean], arity: int, depth: int, siblings=N
     into public inputs (bellman multipack: little-endian bit order of the
     digest's SHA bit sequence, capacity-sized chunks) and their variables
     returned; otherwise the root bits are returned."""
-    from .boolean import pack_to_inputs
-
     root = sha256_root(cs, leaf, alloc_sha256_path(cs, arity, depth, siblings, positions))
     return pack_to_inputs(cs, root) if public_root else root
 

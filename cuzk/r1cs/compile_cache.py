@@ -13,13 +13,13 @@ from typing import Callable
 
 from cuzk.errors import FormatError
 
+from . import RecordingCS, load_compiled, save_compiled
+
 _lock = threading.Lock()
 
 
 def load_or_compile(path: Path, curve: str, synthesize: Callable) -> "CompiledCircuit":  # noqa: F821
     """The compiled circuit at `path`, or `synthesize(RecordingCS(curve))` compiled and saved there."""
-    from . import RecordingCS, load_compiled, save_compiled
-
     with _lock:
         if path.exists():
             try:

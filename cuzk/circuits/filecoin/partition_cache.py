@@ -14,14 +14,15 @@ from typing import Callable
 
 import numpy as np
 
+from cuzk.r1cs import WitnessCS
+from cuzk.r1cs.compile_cache import load_or_compile as load
+from cuzk.r1cs.witness_phases import phase
+
 from ..fr_bytes import CURVE, ints
 
 
 def witness(synthesize: Callable, out: np.ndarray | None = None) -> tuple[np.ndarray, list[int]]:
     """(w, public inputs) of `synthesize(cs)` in a WitnessCS; w written into `out` when given."""
-    from cuzk.r1cs import WitnessCS
-    from cuzk.r1cs.witness_phases import phase
-
     cs = WitnessCS(CURVE)
     synthesize(cs)
     with phase("witness assembled (w)"):
@@ -37,6 +38,4 @@ def cache_path(circuit_id: str, version: int) -> Path:
 
 def load_or_compile(circuit_id: str, version: int, synthesize: Callable):
     """The compiled circuit of `synthesize(cs)` (recording), from its cache file or built and saved."""
-    from cuzk.r1cs.compile_cache import load_or_compile as load
-
     return load(cache_path(circuit_id, version), CURVE, synthesize)

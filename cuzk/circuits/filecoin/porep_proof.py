@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .porep_challenges import public_inputs
+
 
 @dataclass
 class PorepPartitionProof:
@@ -55,8 +57,6 @@ class PorepPartitionProof:
 
     def public_inputs(self) -> list[int]:
         """generate_public_inputs' values, as ints."""
-        from .porep_challenges import public_inputs
-
         def val(b):
             return int.from_bytes(bytes(np.asarray(b, dtype=np.uint8)), "little")
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from cuzk.r1cs import TestCS
 
-from ..fr_bytes import CURVE, small_to_mont
+from ..fr_bytes import CURVE, fr, small_to_mont
 from .post_circuit import PostInputs, slot, slot_values
 from .registered_proofs import PostConfig
 
@@ -51,7 +51,5 @@ def first_unsatisfied(cfg: PostConfig, slots, public: list[int], progress=None) 
 
 
 def _mont_int(value: int) -> np.ndarray:
-    from ..fr_bytes import fr
-
     f = fr()
     return f.from_ints([value % f.p])

@@ -29,13 +29,15 @@ import numpy as np
 
 from cuzk.gadgets.boolean import Boolean
 from cuzk.gadgets.insertion import enforce_equal, insert, insert_values, pack_bits_into_input
+from cuzk.gadgets.insertion import num_aux as insert_aux
 from cuzk.gadgets.num import Num
+from cuzk.gadgets.poseidon.neptune_gadget import num_constraints as hash_size
 from cuzk.gadgets.poseidon.neptune_gadget import poseidon_hash
 from cuzk.gadgets.poseidon.neptune_stamped import hash_witness
 from cuzk.r1cs import LC, ONE, RecordingCS
 from cuzk.r1cs.witness_phases import phase
 
-from ..fr_bytes import CURVE, small_to_mont, to_mont
+from ..fr_bytes import CURVE, ints, small_to_mont, to_mont
 from .registered_proofs import PostConfig
 
 FR_CAPACITY = 254  # bits per packed public input (blstrs Scalar::CAPACITY)
@@ -54,9 +56,6 @@ class PostCounts:
 
 def counts(cfg: PostConfig) -> PostCounts:
     """Sizes of one partition from the gadgets' sizes, without building anything."""
-    from cuzk.gadgets.insertion import num_aux as insert_aux
-    from cuzk.gadgets.poseidon.neptune_gadget import num_constraints as hash_size
-
     levels = list(zip(cfg.arities, _bits_per_level(cfg)))
     challenge_rows = sum(nb + insert_aux(a) + hash_size(a) for a, nb in levels) + 2  # + packing + root
     challenge_aux = 1 + sum(nb + (a - 1) + insert_aux(a) + hash_size(a) for a, nb in levels)
@@ -244,8 +243,6 @@ def synthesize(cs, cfg: PostConfig, x: PostInputs | None = None) -> None:
 
 def slot_values(x: PostInputs, s: int) -> SlotValues:
     """Slot s of `x` as ints, for the gadget-level run (TestCS)."""
-    from ..fr_bytes import ints
-
     P, k = x.challenges.shape
     return SlotValues(
         comm_r=ints(x.comm_r[s])[0], comm_c=ints(x.comm_c[s])[0], comm_r_last=ints(x.comm_r_last[s])[0],

@@ -19,10 +19,13 @@ from pathlib import Path
 import numpy as np
 
 from cuzk.errors import FormatError
+from cuzk.r1cs import WitnessCS
+from cuzk.r1cs.compile_cache import load_or_compile
+from cuzk.r1cs.witness_phases import phase
 
 from ..fr_bytes import CURVE, ints
 from . import post_circuit
-from .registered_proofs import SIZE_NAMES, PostConfig
+from .registered_proofs import SIZE_NAMES, PostConfig, post_config_for
 
 PARAMS_VERSION = 28
 KINDS = ("window", "winning")
@@ -51,8 +54,6 @@ def synthesize(cs, cfg: PostConfig, slots=None) -> None:
     x = None
     if slots is not None:
         try:
-            from cuzk.r1cs.witness_phases import phase
-
             with phase("inputs to Montgomery"):
                 x = post_circuit.PostInputs.from_slots(slots)
         except ValueError as exc:  # a node that is not a field element
@@ -62,10 +63,6 @@ def synthesize(cs, cfg: PostConfig, slots=None) -> None:
 
 def witness(cfg: PostConfig, slots, out: np.ndarray | None = None) -> tuple[np.ndarray, list[int]]:
     """(w = [1, inputs..., aux...] Montgomery, public inputs) of one partition."""
-    from cuzk.r1cs import WitnessCS
-
-    from cuzk.r1cs.witness_phases import phase
-
     cs = WitnessCS(CURVE)
     synthesize(cs, cfg, slots)
     with phase("witness assembled (w)"):
@@ -81,8 +78,6 @@ def cache_path(cfg: PostConfig) -> Path:
 
 @functools.lru_cache(maxsize=None)
 def _compiled(cfg: PostConfig):
-    from cuzk.r1cs.compile_cache import load_or_compile
-
     return load_or_compile(cache_path(cfg), CURVE, lambda cs: synthesize(cs, cfg))
 
 
@@ -93,6 +88,4 @@ def compiled(cfg: PostConfig):
 
 def _circuit_config(cfg: PostConfig) -> PostConfig:
     """The config that names the circuit: the api version and proof number do not change the R1CS."""
-    from .registered_proofs import post_config_for
-
     return post_config_for(cfg.kind, cfg.sector_size)

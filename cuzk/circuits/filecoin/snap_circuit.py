@@ -50,6 +50,7 @@ from cuzk.gadgets.poseidon.neptune_native import check_inputs, run_kernel_with
 from cuzk.gadgets.sha256.filecoin import pack_bits
 from cuzk.r1cs import LC, ONE
 
+from ..fr_bytes import fr, from_mont, ints, to_mont
 from .porep_circuit import pack_digest, sha_leaves, tree_d_pieces
 from .snap_config import GEN_RANDOMNESS_TAG, SnapConfig
 
@@ -79,8 +80,6 @@ def genrand_hash(inputs: np.ndarray, aux: np.ndarray | None = None) -> np.ndarra
 
 def genrand_ints(a: int, b: int) -> int:
     """Poseidon_genrand(a, b) on canonical ints."""
-    from ..fr_bytes import fr, ints
-
     return ints(genrand_hash(fr().from_ints([int(a), int(b)]).reshape(1, 2, 4)))[0]
 
 
@@ -359,8 +358,6 @@ def synthesize_gadgets(cs, cfg: SnapConfig, x=None, challenges=None, public: lis
     (default: the ones `x` implies)."""
     values = None
     if x is not None:
-        from ..fr_bytes import fr
-
         vals = x.public_ints() if public is None else [int(p) for p in public]
         if len(vals) != cfg.num_public_inputs:
             raise ValueError(f"{cfg.name}: {len(vals)} public inputs, the circuit has {cfg.num_public_inputs}")
@@ -423,8 +420,6 @@ def counts(cfg: SnapConfig) -> SnapCounts:
 
 def derive_challenges(cfg: SnapConfig, comm_r_new: int, k: int) -> np.ndarray:
     """Challenges::new(sector_nodes, comm_r_new, k): uint64[challenges] leaf indices of partition k."""
-    from ..fr_bytes import fr, from_mont
-
     if not 0 <= k < cfg.partitions:
         raise ValueError(f"{cfg.name}: partition {k} is not below {cfg.partitions}")
     dpp, per, nb = cfg.digests_per_partition, cfg.challenges_per_digest, cfg.rand_bits
@@ -443,8 +438,6 @@ def phi(comm_d_new: int, comm_r_old: int) -> int:
 
 def rhos(cfg: SnapConfig, phi_value: int, h: int, nodes: np.ndarray) -> np.ndarray:
     """rho(phi, node >> (log2(nodes) - h)) of each node index, Montgomery uint64[N, 4]."""
-    from ..fr_bytes import fr
-
     high = np.asarray(nodes, dtype=np.uint64) >> np.uint64(cfg.challenge_bit_len - h)
     uniq, inv = np.unique(high, return_inverse=True)
     pairs = np.empty((len(uniq), 2, 4), dtype=np.uint64)
@@ -483,8 +476,6 @@ class SnapInputs:
     def from_proof(cls, cfg: SnapConfig, proof, k: int, h: int, comm_r_old, comm_d_new, comm_r_new) -> "SnapInputs":
         """From `snap_proof.SnapPartitionProof` and the partition's public values (32-byte nodes
         or ints); ValueError on a node >= r."""
-        from ..fr_bytes import fr, to_mont
-
         def one(v):
             if isinstance(v, (int, np.integer)):
                 return fr().from_ints([int(v)])[0]
@@ -502,20 +493,14 @@ class SnapInputs:
 
     def public_ints(self) -> list[int]:
         """generate_public_inputs: [k_and_h_select, comm_r_old, comm_d_new, comm_r_new]."""
-        from ..fr_bytes import ints
-
         return [self.kh] + ints(np.stack([self.comm_r_old, self.comm_d_new, self.comm_r_new]))
 
     def header_values(self) -> HeaderValues:
-        from ..fr_bytes import ints
-
         a, b, c, d, e, f = ints(np.stack([self.comm_r_old, self.comm_d_new, self.comm_r_new, self.comm_c,
                                           self.root_r_old, self.root_r_new]))
         return HeaderValues(self.kh, a, b, c, d, e, f, ints(self.apex_leaves), ints(self.partition_path))
 
     def challenge_values(self, c: int) -> ChallengeValues:
-        from ..fr_bytes import ints
-
         lo, ld = ints(np.stack([self.leaf_r_old[c], self.leaf_d_new[c]]))
         return ChallengeValues(lo, ld, [ints(s[c]) for s in self.path_r_old], [ints(s[c]) for s in self.path_r_new],
                                ints(self.path_d[c]))

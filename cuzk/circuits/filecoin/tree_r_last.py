@@ -14,12 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from cuzk.circuits.fr_bytes import from_mont, to_mont
+from cuzk.gadgets.poseidon.neptune_native import hash_many
 
 
 def hash_children(children_mont: np.ndarray) -> np.ndarray:
     """uint64[N, arity, 4] Montgomery -> uint64[N, 4]: one tree level (or hash2 for arity 2)."""
-    from cuzk.gadgets.poseidon.neptune_native import hash_many
-
     return hash_many(np.ascontiguousarray(children_mont, dtype=np.uint64))
 
 

@@ -30,6 +30,7 @@ from cuzk.circuits.filecoin.post_circuit import counts
 from cuzk.circuits.filecoin.registered_proofs import (
     SECTOR_SIZES, SIZE_NAMES, post_config, post_config_for)
 from cuzk.errors import FormatError
+from cuzk.formats.filecoin.post_request import sample_request
 from cuzk.formats.filecoin.post_vanilla import load_partition
 
 from ..errors import UnknownCircuit
@@ -117,8 +118,6 @@ def make_spec(kind: str, size: str, params_dir: Path) -> CircuitSpec:
         return [parse(req).public_values()]
 
     def generate(seed=None) -> dict:
-        from cuzk.formats.filecoin.post_request import sample_request
-
         return sample_request(base, seed)
 
     return CircuitSpec(

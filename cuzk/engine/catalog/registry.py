@@ -40,6 +40,7 @@ from typing import Any, Callable
 import numpy as np
 
 from cuzk.errors import FormatError, ValidationError
+from cuzk.r1cs import evaluate
 
 from ..errors import UnknownCircuit
 from ..params.sources import ParamSource
@@ -100,8 +101,6 @@ def vanilla_bytes(req: ProofRequest, circuit_id: str) -> bytes:
 def satisfied_rows(cc, w: np.ndarray, what: str):
     """(a, b, c) of a built-in circuit's witness, or ValidationError naming `what` when the
     inputs do not satisfy it (a proof of them would not verify)."""
-    from cuzk.r1cs import evaluate
-
     a, b, c = evaluate(cc, w)
     bad = np.flatnonzero(~np.all(cc.fr.mul(a, b) == c, axis=1))
     if len(bad):

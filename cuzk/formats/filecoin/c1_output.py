@@ -68,11 +68,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cuzk.circuits.filecoin.porep_challenges import interactive_challenges
 from cuzk.circuits.filecoin.porep_config import BASE_DEGREE, DEGREE, TOTAL_PARENTS, PorepConfig, porep_config
 from cuzk.circuits.filecoin.porep_proof import PorepPartitionProof
 from cuzk.circuits.filecoin.registered_proofs import SIZE_NAMES
+from cuzk.circuits.filecoin.sdr import SdrGraph
 from cuzk.circuits.filecoin.sector_proof import non_canonical_rows
+from cuzk.circuits.filecoin.tree_r_last import comm_r_of, hash_children, path_roots
+from cuzk.circuits.fr_bytes import fr, from_mont, to_mont
 from cuzk.errors import FormatError, ValidationError
+from cuzk.gadgets.sha256.filecoin import sha254_many
 
 __all__ = ["C1Output", "decode_c1", "encode_c1", "check_c1", "API_NAMES", "SERDE_ORDER", "GO_ORDER"]
 
@@ -750,9 +755,6 @@ def _hex(node) -> str:
 
 def _column_hashes(rows: np.ndarray) -> np.ndarray:
     """uint8[..., L, 32] columns -> uint8[..., 32] their Poseidon hashes (vanilla hash_single_column)."""
-    from cuzk.circuits.filecoin.tree_r_last import hash_children
-    from cuzk.circuits.fr_bytes import from_mont, to_mont
-
     shape = rows.shape[:-2]
     flat = rows.reshape((-1,) + rows.shape[-2:])
     return from_mont(hash_children(to_mont(flat))).reshape(shape + (32,))
@@ -1040,12 +1042,6 @@ def check_c1(c1: C1Output) -> None:
     columns' hashes to comm_c, tree R-last paths to comm_r_last, Poseidon2(comm_c, comm_r_last) =
     comm_r, each layer's label of the challenged column, and replica = data + last label.
     Raises ValidationError (a ValueError) naming partition, challenge and field."""
-    from cuzk.circuits.filecoin.porep_challenges import interactive_challenges
-    from cuzk.circuits.filecoin.sdr import SdrGraph
-    from cuzk.circuits.filecoin.tree_r_last import comm_r_of, path_roots
-    from cuzk.circuits.fr_bytes import fr, from_mont, to_mont
-    from cuzk.gadgets.sha256.filecoin import sha254_many
-
     cfg = c1.config
     P, C, L, ar = cfg.partitions, cfg.challenges, cfg.layers, cfg.arities
     parts = c1.partitions

@@ -38,9 +38,10 @@ from typing import Sequence
 
 import numpy as np
 
+from cuzk.circuits.filecoin.snap_circuit import derive_challenges, phi, rhos
 from cuzk.circuits.filecoin.snap_config import SnapConfig, snap_config
 from cuzk.circuits.filecoin.snap_proof import SnapPartitionProof, TreeProofs
-from cuzk.circuits.filecoin.tree_r_last import insert_at, path_roots
+from cuzk.circuits.filecoin.tree_r_last import comm_r_of, insert_at, path_roots
 from cuzk.circuits.fr_bytes import fr, to_mont
 from cuzk.errors import FormatError
 from cuzk.gadgets.sha256.filecoin import sha254_many
@@ -231,9 +232,6 @@ def check_partition_proof(proof: SnapPartitionProof, cfg: SnapConfig | int, k: i
                           comm_d_new, comm_r_new) -> None:
     """EmptySectorUpdate::verify for partition k (public values as 32-byte nodes or ints); raises
     FormatError naming the partition, challenge and field; returns None."""
-    from cuzk.circuits.filecoin.snap_circuit import derive_challenges, phi, rhos
-    from cuzk.circuits.filecoin.tree_r_last import comm_r_of
-
     if not isinstance(cfg, SnapConfig):
         cfg = snap_config(cfg)
     where = _where(k)

@@ -20,6 +20,7 @@ import functools
 
 import numpy as np
 
+from cuzk.field import fields_of
 from cuzk.r1cs import RecordingCS
 
 from .. import bit_tape
@@ -65,8 +66,6 @@ def compression_witness(curve: str, state: np.ndarray, block: np.ndarray, montgo
     bits = g.program.run(interface_bits(np.asarray(state, np.uint32), np.asarray(block, np.uint32)))
     if not montgomery:
         return bits
-    from cuzk.field import fields_of
-
     return bit_tape.bits_to_montgomery(bits, fields_of(curve)[0])
 
 
@@ -88,6 +87,4 @@ def hash_witness(curve: str, messages: np.ndarray, montgomery: bool = True) -> n
     bits = g.program.run(np.zeros((n, 0), dtype=np.uint8), np.unpackbits(messages, axis=1))
     if not montgomery:
         return bits
-    from cuzk.field import fields_of
-
     return bit_tape.bits_to_montgomery(bits, fields_of(curve)[0])
