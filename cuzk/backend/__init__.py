@@ -38,7 +38,7 @@ def get_backend(name: str = "auto") -> Backend:
     if name not in NAMES:
         raise BackendUnavailable(f"unknown backend {name!r}; choose one of {', '.join(NAMES)}")
     if name == "cpu" or (name == "auto" and cuda_unavailable_reason() is not None):
-        from .cpu import CpuBackend
+        from .cpu import CpuBackend  # a backend loads when asked for: its kernel modules (and CuPy)
 
         return CpuBackend()
     reason = cuda_unavailable_reason()

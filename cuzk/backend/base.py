@@ -69,7 +69,7 @@ class Backend(ABC):
 
     def split_ops(self, curve):
         """The primitives split_h.quotient runs on (host numpy arrays by default)."""
-        from .cpu.split_ops import HostSplitOps
+        from .cpu.split_ops import HostSplitOps  # here, not above: cpu/ imports this module
 
         return HostSplitOps(self, as_curve(curve))
 
@@ -162,7 +162,7 @@ class Backend(ABC):
         canonical scalars uint64[n, 4]: every Groth16 parameter vector is such a
         list of multiples of a generator. `chunk` is the number of scalars the
         caller should hand over at a time (progress lines, bounded scratch)."""
-        from .cpu.fixed_base import FixedBaseTable
+        from .cpu.fixed_base import FixedBaseTable  # here, not above: cpu/ imports this module
 
         return FixedBaseTable(as_curve(curve).name, group, base)
 

@@ -18,27 +18,26 @@ import time
 
 import numpy as np
 
+from cuzk.circuits.filecoin import provable
+from cuzk.engine.types import ProofRequest
+from cuzk.formats.filecoin.post_request import sample_request
+from cuzk.r1cs.witness_phases import collect
+
+from .circuit_inputs import resolve
+from .filecoin_params import config_of
+from .synth import _peak_rss, _phase_record, _threads
+
 SECTOR_CORES = 16  # the GPU machine's cores, for the per-sector projection
 
 
 def _request(spec, cfg, kind: str, seed: int, sectors: int | None) -> dict:
     if kind in ("window-post", "winning-post"):
-        from cuzk.formats.filecoin.post_request import sample_request
-
         return sample_request(cfg, seed, sectors=sectors or cfg.sectors_per_partition)
     return spec.sample_request(seed)
 
 
 def run(kind: str, size: str, sectors: int | None = None, repeat: int = 1, seed: int = 1,
         json_path: str | None = None, out=None) -> dict:
-    from cuzk.circuits.filecoin import provable
-    from cuzk.engine.types import ProofRequest
-    from cuzk.r1cs.witness_phases import collect
-
-    from .circuit_inputs import resolve
-    from .filecoin_params import config_of
-    from .synth import _peak_rss, _phase_record, _threads
-
     out = out or sys.stdout
     cid, spec = resolve(kind, size)
     cfg = config_of(spec)

@@ -37,11 +37,19 @@ import time
 import numpy as np
 
 from cuzk.backend import get_backend
+from cuzk.backend.cpu import CpuBackend
 from cuzk.backend.memory_plan import MemoryBudgetError
+from cuzk.circuits.filecoin import porep_kind, post_circuit, post_kind, provable, snap_kind
+from cuzk.circuits.filecoin.porep_config import porep_config_for
+from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
+from cuzk.circuits.filecoin.snap_config import snap_config_for
 from cuzk.curve import get_curve
 from cuzk.groth16 import prover, setup
 from cuzk.groth16.keys import H_BELLPERSON, ProvingKey, VerifyingKey, density_vars
 from cuzk.groth16.setup import domain_size
+from cuzk.formats.filecoin import porep_request, post_request, snap_request
+from cuzk.formats.filecoin.c1_output import decode_c1
+from cuzk.formats.filecoin.post_vanilla import load_partition
 from cuzk.groth16.verifier import PreparedVerifyingKey, verify
 
 from .synth import sha256_case
@@ -59,12 +67,8 @@ def stamped_sha256(log_rows: int):
 def post_partition(kind: str, size: str, seed: int = 1):
     """(compiled circuit, witness, description) of Filecoin's PoSt circuit `kind` (window-post,
     winning-post) for `size` sectors, from a request as Curio sends it over random sectors."""
-    from cuzk.circuits.filecoin import post_kind
-    from cuzk.formats.filecoin.post_request import sample_request
-    from cuzk.formats.filecoin.post_vanilla import load_partition
-
     cfg = _post_config(kind, size)
-    fields = sample_request(cfg, seed)
+    fields = post_request.sample_request(cfg, seed)
     slots = load_partition(cfg, fields["vanilla_proofs"], fields["randomness"], fields["partition_index"])
     w, _ = post_kind.witness(cfg, slots)
     return post_kind.compiled(cfg), w, f"{post_kind.circuit_id(cfg)} ({len(fields['vanilla_proofs'])} sector(s))"
@@ -73,14 +77,8 @@ def post_partition(kind: str, size: str, seed: int = 1):
 def porep_partition(size: str, seed: int = 1):
     """(compiled circuit, witness, description) of partition 0 of Filecoin's PoRep circuit for `size`
     sectors, from a generated C1 output decoded as the daemon decodes Curio's."""
-    from cuzk.circuits.filecoin import porep_kind
-    from cuzk.circuits.filecoin.porep_config import porep_config_for
-    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
-    from cuzk.formats.filecoin.c1_output import decode_c1
-    from cuzk.formats.filecoin.porep_request import sample_request
-
     cfg = porep_config_for(SECTOR_SIZES[size])
-    c1 = decode_c1(sample_request(cfg, seed)["vanilla_proof"])
+    c1 = decode_c1(porep_request.sample_request(cfg, seed)["vanilla_proof"])
     w, _ = porep_kind.witness(cfg, c1.partitions[0])
     return porep_kind.compiled(cfg), w, f"{porep_kind.circuit_id(cfg)} partition 0 of {cfg.partitions}"
 
@@ -88,41 +86,26 @@ def porep_partition(size: str, seed: int = 1):
 def snap_partition(size: str, seed: int = 1):
     """(compiled circuit, witness, description) of partition 0 of Filecoin's SnapDeals circuit for `size`
     sectors, from generated partition proofs decoded and checked as the daemon checks Curio's."""
-    from cuzk.circuits.filecoin import snap_kind
-    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
-    from cuzk.circuits.filecoin.snap_config import snap_config_for
-    from cuzk.formats.filecoin.snap_request import decode_update, sample_request
-
     cfg = snap_config_for(SECTOR_SIZES[size])
-    f = sample_request(cfg, seed)
-    update = decode_update(cfg, f["vanilla_proofs"], f["comm_r_old"], f["comm_r_new"], f["comm_d_new"])
+    f = snap_request.sample_request(cfg, seed)
+    update = snap_request.decode_update(cfg, f["vanilla_proofs"], f["comm_r_old"], f["comm_r_new"], f["comm_d_new"])
     w, _ = snap_kind.witness(cfg, snap_kind.inputs(cfg, update.partitions[0], 0, update.h, *update.commitments))
     return snap_kind.compiled(cfg), w, f"{snap_kind.circuit_id(cfg)} partition 0 of {cfg.partitions}"
 
 
 def _post_config(kind: str, size: str):
-    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
-
     return post_config_for(kind.split("-")[0], SECTOR_SIZES[size])
 
 
 def _cases(sizes, kind: str | None, preset: str, seed: int):
     """(label, log2 of the domain, build) per case; build() -> (cc, w, what it is)."""
     if kind in ("window-post", "winning-post"):
-        from cuzk.circuits.filecoin import post_kind
-        from cuzk.circuits.filecoin.post_circuit import counts
-
         cfg = _post_config(kind, preset)
-        n = counts(cfg)
+        n = post_circuit.counts(cfg)
         yield (post_kind.circuit_id(cfg), max(1, (n.constraints + n.inputs - 1).bit_length()),
                lambda: post_partition(kind, preset, seed))
         return
     if kind in ("porep", "snap"):
-        from cuzk.circuits.filecoin import provable
-        from cuzk.circuits.filecoin.porep_config import porep_config_for
-        from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
-        from cuzk.circuits.filecoin.snap_config import snap_config_for
-
         cfg = (porep_config_for if kind == "porep" else snap_config_for)(SECTOR_SIZES[preset])
         n = provable.counts(cfg)  # from the counts: the label needs no compiled circuit
         build = porep_partition if kind == "porep" else snap_partition
@@ -165,8 +148,6 @@ def _backend(name: str, transfer: str, device_memory: int | None = None):
 
         return CudaBackend(transfer=transfer, memory_limit=device_memory)
     if device_memory is not None:  # the CPU prover follows the plan a device of that size would get
-        from cuzk.backend.cpu import CpuBackend
-
         return CpuBackend(memory_limit=device_memory)
     return get_backend(name)
 

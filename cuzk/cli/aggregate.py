@@ -22,6 +22,9 @@ from cuzk.errors import CuzkError, FormatError, ValidationError
 
 from .files import input_file, output_dir, output_file
 
+# The layers below are imported inside the commands: a command loads only what it runs (start-up
+# latency, cuzk/cli/main.py).
+
 DEFAULT_DOMAIN = "cuzk-snarkpack-v1"
 CURVES = ("bls12_381", "bn254")
 

@@ -23,6 +23,9 @@ from cuzk.user_dirs import cache_dir
 from .files import input_file, output_dir, output_file
 from .usage import help_and_usage_error
 
+# The layers below are imported inside the commands: a command loads only what it runs (start-up
+# latency, cuzk/cli/main.py).
+
 PRIORITIES = ["low", "normal", "high", "critical"]
 MODULE_BENCHMARKS = ("snarkjs_compare", "cluster_scaling", "msm_vs_arkworks")
 

@@ -29,6 +29,9 @@ from cuzk.errors import CuzkError
 
 from .files import input_file, output_file
 
+# The layers below are imported inside the commands: a command loads only what it runs (start-up
+# latency, cuzk/cli/main.py).
+
 FILECOIN_KINDS = ("window-post", "winning-post")
 CIRCUIT_KINDS = FILECOIN_KINDS + ("porep", "snap")
 KIND_HELP = "Filecoin's circuit, with --sector-size: window-post, winning-post, porep or snap"

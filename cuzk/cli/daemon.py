@@ -28,6 +28,9 @@ from cuzk.user_dirs import cache_dir
 
 from .files import input_of, output_file
 
+# The layers below are imported inside the commands: a command loads only what it runs (start-up
+# latency, cuzk/cli/main.py).
+
 log = logging.getLogger("cuzk.daemon")
 
 

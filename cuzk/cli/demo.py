@@ -33,6 +33,9 @@ from cuzk.bench.run_trace import fetch_trace, write_trace
 from cuzk.server.local_daemon import LocalDaemon
 from cuzk.user_dirs import cache_dir
 
+# The layers below are imported inside the commands: a command loads only what it runs (start-up
+# latency, cuzk/cli/main.py).
+
 STAGES = 6
 
 

@@ -11,6 +11,9 @@ from cuzk.errors import CuzkError
 
 from .usage import help_and_usage_error
 
+# The layers below are imported inside the commands: a command loads only what it runs (start-up
+# latency, cuzk/cli/main.py).
+
 POSEIDON_ARITIES = (2, 4, 8, 11, 16, 24, 36)  # neptune_constants.ARITIES, without importing numba here
 
 

@@ -23,6 +23,9 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+# The layers below are imported inside the commands: a command loads only what it runs (start-up
+# latency, cuzk/cli/main.py).
+
 LISTS = Path(__file__).with_name("kernel_lists")
 
 

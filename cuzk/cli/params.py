@@ -11,6 +11,9 @@ from cuzk.progress import Status
 from .files import input_file
 from .usage import help_and_usage_error
 
+# The layers below are imported inside the commands: a command loads only what it runs (start-up
+# latency, cuzk/cli/main.py).
+
 CHUNK = 1 << 16
 
 

@@ -17,6 +17,9 @@ from cuzk.errors import CuzkError
 
 from . import circuit_report
 
+# The layers below are imported inside the commands: a command loads only what it runs (start-up
+# latency, cuzk/cli/main.py).
+
 # circuitinfo's figures for v28 (constraints, public inputs with ONE): rust-fil-proofs PR #1325
 PUBLISHED = {32 << 30: (130_278_541, 328, "rust-fil-proofs PR #1325 (circuitinfo, v28)")}
 

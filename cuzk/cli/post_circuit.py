@@ -25,6 +25,9 @@ from cuzk.progress import Status
 
 from . import circuit_report
 
+# The layers below are imported inside the commands: a command loads only what it runs (start-up
+# latency, cuzk/cli/main.py).
+
 KINDS = {"window-post": "window", "winning-post": "winning"}
 # circuitinfo's figures for v28 (constraints, public inputs with ONE): rust-fil-proofs PR #1325
 # (32 GiB) and filecoin-proofs/src/constants.rs (64 GiB WindowPoSt, the comment by WINDOW_POST_SECTOR_COUNT)

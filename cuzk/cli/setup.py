@@ -11,6 +11,9 @@ from cuzk.errors import CuzkError
 
 from .files import ensure_parent, input_file, output_dir, output_file
 
+# The layers below are imported inside the commands: a command loads only what it runs (start-up
+# latency, cuzk/cli/main.py).
+
 DESCRIPTION = """\
 Generate random Groth16 keys for a circuit, in one of two layouts:
 

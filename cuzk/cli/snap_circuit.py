@@ -17,6 +17,9 @@ from cuzk.errors import CuzkError
 
 from . import circuit_report
 
+# The layers below are imported inside the commands: a command loads only what it runs (start-up
+# latency, cuzk/cli/main.py).
+
 # storage-proofs-update tests/circuit.rs (v28): constraints per partition, public inputs with ONE
 PUBLISHED = {2 << 10: (1_705_039, 5, "storage-proofs-update tests/circuit.rs, v28"),
              32 << 30: (81_049_499, 5, "storage-proofs-update test_empty_sector_update_constraints_32gib, v28")}

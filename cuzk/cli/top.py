@@ -21,6 +21,9 @@ from collections import deque
 from cuzk.errors import CuzkError
 from cuzk.user_dirs import default_socket
 
+# The layers below are imported inside the commands: a command loads only what it runs (start-up
+# latency, cuzk/cli/main.py).
+
 PRIORITIES = ("critical", "high", "normal", "low")
 SPARK = "▁▂▃▄▅▆▇█"
 

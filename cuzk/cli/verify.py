@@ -17,6 +17,9 @@ from cuzk.errors import ValidationError
 
 from .files import input_file
 
+# The layers below are imported inside the commands: a command loads only what it runs (start-up
+# latency, cuzk/cli/main.py).
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
