@@ -33,6 +33,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from cuzk.user_dirs import build_cache_dir
+
 from . import compile_notice
 
 PRELUDE = """\
@@ -173,10 +175,8 @@ def elementwise(name: str, params, result: str, *, store: str | None = None, set
 
 
 def cache_dir() -> Path:
-    from cuzk.user_dirs import cache_dir as user_cache
-
-    root = os.environ.get("CUZK_CACHE_DIR") or user_cache()
-    path = Path(root) / "kernels"
+    """The compiled kernels' folder (made when missing)."""
+    path = build_cache_dir() / "kernels"
     path.mkdir(parents=True, exist_ok=True)
     return path
 

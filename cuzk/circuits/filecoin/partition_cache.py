@@ -17,6 +17,7 @@ import numpy as np
 from cuzk.r1cs import WitnessCS
 from cuzk.r1cs.compile_cache import load_or_compile as load
 from cuzk.r1cs.witness_phases import phase
+from cuzk.user_dirs import build_cache_dir
 
 from ..fr_bytes import CURVE, ints
 
@@ -31,9 +32,7 @@ def witness(synthesize: Callable, out: np.ndarray | None = None) -> tuple[np.nda
 
 
 def cache_path(circuit_id: str, version: int) -> Path:
-    from cuzk.field.codegen import cache_dir
-
-    return cache_dir().parent / "circuits" / f"{circuit_id}-v{version}.pce"
+    return build_cache_dir() / "circuits" / f"{circuit_id}-v{version}.pce"
 
 
 def load_or_compile(circuit_id: str, version: int, synthesize: Callable):

@@ -22,6 +22,7 @@ from cuzk.errors import FormatError
 from cuzk.r1cs import WitnessCS
 from cuzk.r1cs.compile_cache import load_or_compile
 from cuzk.r1cs.witness_phases import phase
+from cuzk.user_dirs import build_cache_dir
 
 from ..fr_bytes import CURVE, ints
 from . import post_circuit
@@ -71,9 +72,7 @@ def witness(cfg: PostConfig, slots, out: np.ndarray | None = None) -> tuple[np.n
 
 
 def cache_path(cfg: PostConfig) -> Path:
-    from cuzk.field.codegen import cache_dir
-
-    return cache_dir().parent / "circuits" / f"{circuit_id(cfg)}-v{CIRCUIT_VERSION}.pce"
+    return build_cache_dir() / "circuits" / f"{circuit_id(cfg)}-v{CIRCUIT_VERSION}.pce"
 
 
 @functools.lru_cache(maxsize=None)

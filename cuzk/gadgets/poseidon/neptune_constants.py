@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cuzk.field import fields_of
-from cuzk.field.codegen import cache_dir
+from cuzk.user_dirs import build_cache_dir
 
 from . import fp_linalg as la
 from . import grain
@@ -201,7 +201,7 @@ def _from_json(x):
 
 
 def _cache_path(arity: int, strength: str):
-    return cache_dir().parent / "poseidon" / f"{_CACHE_VERSION}_{strength}_{arity}.json"
+    return build_cache_dir() / "poseidon" / f"{_CACHE_VERSION}_{strength}_{arity}.json"
 
 
 def _load_or_generate(arity: int, strength: str) -> dict:

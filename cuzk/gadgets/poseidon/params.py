@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cuzk.field import fields_of
-from cuzk.field.codegen import cache_dir
+from cuzk.user_dirs import build_cache_dir
 
 from . import fp_linalg as la
 from . import grain
@@ -143,7 +143,7 @@ def poseidon_params(curve: str, arity: int) -> PoseidonParams:
 
 
 def _load_or_generate(p: int, t: int, R_F: int, R_P: int):
-    path = cache_dir().parent / "poseidon" / f"{_CACHE_VERSION}_{p:x}_{t}_{R_F}_{R_P}.json"
+    path = build_cache_dir() / "poseidon" / f"{_CACHE_VERSION}_{p:x}_{t}_{R_F}_{R_P}.json"
     try:
         data = json.loads(path.read_text())
         return [int(x, 16) for x in data["rc"]], [[int(x, 16) for x in row] for row in data["mds"]]
