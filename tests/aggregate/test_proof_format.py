@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from byte_mutations import splice
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -45,12 +46,8 @@ def mutated(draw):
         elif op == "nproofs":  # the u32 after com_ab, com_c, ip_ab, agg_c
             at = draw(st.sampled_from([5 * 192 + 64, 5 * 288 + 48]))
             data[at:at + 4] = draw(st.sampled_from(BOUNDARY)).to_bytes(4, "little")
-        elif op == "truncate":
-            del data[pos:]
-        elif op == "insert":
-            data[pos:pos] = draw(st.binary(min_size=1, max_size=16))
-        elif op == "delete":
-            del data[pos:pos + draw(st.integers(1, 64))]
+        else:
+            splice(draw, data, op, pos, insert_max=16, cut_max=64)
     return bytes(data)
 
 

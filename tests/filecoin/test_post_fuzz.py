@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from byte_mutations import splice
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -46,14 +47,8 @@ def mutated(draw) -> bytes:
             fmt = "<Q" if op == "u64" else "<I"
             value = draw(st.sampled_from(BOUNDARY + [n, n // 32])) % (1 << (8 * struct.calcsize(fmt)))
             data[pos:pos + struct.calcsize(fmt)] = struct.pack(fmt, value)
-        elif op == "truncate":
-            del data[pos:]
-        elif op == "insert":
-            data[pos:pos] = draw(st.binary(min_size=1, max_size=40))
-        elif op == "delete":
-            del data[pos:pos + draw(st.integers(1, 300))]
-        elif op == "dup" and n:
-            data[pos:pos] = data[pos:pos + draw(st.integers(1, 300))]
+        else:
+            splice(draw, data, op, pos, insert_max=40, cut_max=300)
     return bytes(data)
 
 

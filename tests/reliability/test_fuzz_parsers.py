@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from byte_mutations import splice
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -43,14 +44,8 @@ def mutated(draw, name: str) -> bytes:
             width = 4 if op == "int32" else 8
             value = draw(st.sampled_from(BOUNDARY + [n, n // 2, n - pos])) % (1 << (8 * width))
             data[pos:pos + width] = value.to_bytes(width, "little" if draw(st.booleans()) else "big")
-        elif op == "truncate":
-            del data[pos:]
-        elif op == "insert":
-            data[pos:pos] = draw(st.binary(min_size=1, max_size=16))
-        elif op == "delete":
-            del data[pos:pos + draw(st.integers(1, 64))]
-        elif op == "dup" and n:
-            data[pos:pos] = data[pos:pos + draw(st.integers(1, 128))]
+        else:
+            splice(draw, data, op, pos, insert_max=16, cut_max=64, dup_max=128)
     return bytes(data)
 
 

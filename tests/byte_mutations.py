@@ -1,0 +1,20 @@
+"""The byte-level mutations the parser fuzz tests share (hypothesis draws, in a fixed order)."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+
+def splice(draw, data: bytearray, op: str, pos: int, insert_max: int, cut_max: int,
+           dup_max: int | None = None) -> None:
+    """Apply `op` at `pos`: "truncate" there, "insert" 1..insert_max random bytes, "delete" 1..cut_max
+    bytes, "dup" (non-empty data) repeat the next 1..dup_max bytes (default cut_max); any other op
+    changes nothing."""
+    if op == "truncate":
+        del data[pos:]
+    elif op == "insert":
+        data[pos:pos] = draw(st.binary(min_size=1, max_size=insert_max))
+    elif op == "delete":
+        del data[pos:pos + draw(st.integers(1, cut_max))]
+    elif op == "dup" and data:
+        data[pos:pos] = data[pos:pos + draw(st.integers(1, dup_max or cut_max))]
