@@ -9,6 +9,7 @@ inputs read back from w.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Callable
 
@@ -33,6 +34,22 @@ def witness(synthesize: Callable, out: np.ndarray | None = None) -> tuple[np.nda
 
 def cache_path(circuit_id: str, version: int) -> Path:
     return build_cache_dir() / "circuits" / f"{circuit_id}-v{version}.pce"
+
+
+def compiler(config_for: Callable, circuit_id: Callable, version: int, synthesize: Callable) -> Callable:
+    """A kind's compiled(cfg): the partition circuit `synthesize(cs, cfg)` for cfg's sector size
+    (config_for(size) names it), cached in memory and on disk (keyed by the wiring's `version`)."""
+
+    @functools.lru_cache(maxsize=None)
+    def by_size(size: int):
+        cfg = config_for(size)
+        return load_or_compile(circuit_id(cfg), version, lambda cs: synthesize(cs, cfg))
+
+    def compiled(cfg):
+        """The partition circuit, cached in memory and on disk (keyed by its wiring version)."""
+        return by_size(cfg.sector_size)
+
+    return compiled
 
 
 def load_or_compile(circuit_id: str, version: int, synthesize: Callable):

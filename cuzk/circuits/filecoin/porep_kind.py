@@ -7,7 +7,6 @@ they share one circuit and one parameter file, as in rust-fil-proofs (parameters
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import numpy as np
@@ -47,13 +46,4 @@ def cache_path(cfg: PorepConfig) -> Path:
     return partition_cache.cache_path(circuit_id(cfg), CIRCUIT_VERSION)
 
 
-@functools.lru_cache(maxsize=None)
-def _compiled(size: int):
-    cfg = porep_config_for(size)
-    return partition_cache.load_or_compile(circuit_id(cfg), CIRCUIT_VERSION,
-                                           lambda cs: porep_circuit.synthesize(cs, cfg))
-
-
-def compiled(cfg: PorepConfig):
-    """The partition circuit, cached in memory and on disk (keyed by its wiring version)."""
-    return _compiled(cfg.sector_size)
+compiled = partition_cache.compiler(porep_config_for, circuit_id, CIRCUIT_VERSION, porep_circuit.synthesize)

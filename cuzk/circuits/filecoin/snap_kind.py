@@ -10,7 +10,6 @@ compiled circuit and the witnesses come from the stamped partition (`snap_stampe
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import numpy as np
@@ -49,13 +48,4 @@ def cache_path(cfg: SnapConfig) -> Path:
     return partition_cache.cache_path(circuit_id(cfg), CIRCUIT_VERSION)
 
 
-@functools.lru_cache(maxsize=None)
-def _compiled(size: int):
-    cfg = snap_config_for(size)
-    return partition_cache.load_or_compile(circuit_id(cfg), CIRCUIT_VERSION,
-                                           lambda cs: snap_stamped.synthesize(cs, cfg))
-
-
-def compiled(cfg: SnapConfig):
-    """The partition circuit, cached in memory and on disk (keyed by its wiring version)."""
-    return _compiled(cfg.sector_size)
+compiled = partition_cache.compiler(snap_config_for, circuit_id, CIRCUIT_VERSION, snap_stamped.synthesize)
