@@ -34,6 +34,17 @@ def counts(title: str, n, lines, stem: str, published, t0: float) -> int:
     return 0
 
 
+def sector_config(sector_size: str | None, config_for, allowed=None):
+    """config_for(bytes) of a --sector-size name (among `allowed` byte sizes when given); CuzkError
+    naming the choices otherwise."""
+    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES  # start-up: as the commands' imports
+
+    sizes = {k: v for k, v in SECTOR_SIZES.items() if allowed is None or v in allowed}
+    if sector_size not in sizes:
+        raise CuzkError(f"--sector-size: expected one of {', '.join(sizes)}, got {sector_size!r}")
+    return config_for(sizes[sector_size])
+
+
 def read_file(path: str, what: str) -> bytes:
     """The bytes of an input file; CuzkError naming the option and the reason otherwise."""
     try:

@@ -26,11 +26,8 @@ PUBLISHED = {32 << 30: (130_278_541, 328, "rust-fil-proofs PR #1325 (circuitinfo
 
 def config_of(sector_size: str | None):
     from cuzk.circuits.filecoin.porep_config import porep_config_for
-    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
 
-    if sector_size not in SECTOR_SIZES:
-        raise CuzkError(f"--sector-size: expected one of {', '.join(SECTOR_SIZES)}, got {sector_size!r}")
-    return porep_config_for(SECTOR_SIZES[sector_size])
+    return circuit_report.sector_config(sector_size, porep_config_for)
 
 
 def info(args) -> int:

@@ -26,13 +26,9 @@ PUBLISHED = {2 << 10: (1_705_039, 5, "storage-proofs-update tests/circuit.rs, v2
 
 
 def config_of(sector_size: str | None):
-    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
     from cuzk.circuits.filecoin.snap_config import ALLOWED_SIZES, snap_config_for
 
-    sizes = {k: v for k, v in SECTOR_SIZES.items() if v in ALLOWED_SIZES}
-    if sector_size not in sizes:
-        raise CuzkError(f"--sector-size: expected one of {', '.join(sizes)}, got {sector_size!r}")
-    return snap_config_for(sizes[sector_size])
+    return circuit_report.sector_config(sector_size, snap_config_for, ALLOWED_SIZES)
 
 
 def info(args) -> int:
