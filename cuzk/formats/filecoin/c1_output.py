@@ -173,6 +173,11 @@ class _Builder:
     def mark(self, name: str) -> None:
         self.marks.append((self.size, name))
 
+    def opens(self, name: str, s: str) -> None:
+        """The literal `s` where field `name` starts."""
+        self.mark(name)
+        self.lit(s)
+
     def num(self, key: str | None, name: str, kind: int = _NUM) -> None:
         if key is not None:
             self.slots.setdefault(key, []).append(len(self.names))
@@ -184,8 +189,7 @@ class _Builder:
         self.size += 1
 
     def domain(self, key: str, name: str) -> None:
-        self.mark(name)
-        self.lit("[")
+        self.opens(name, "[")
         for i in range(32):
             if i:
                 self.lit(",")
@@ -193,17 +197,14 @@ class _Builder:
         self.lit("]")
 
     def path(self, levels, arities, key: str, name: str) -> None:
-        self.mark(name)
-        self.lit('{"path":[')
+        self.opens(name, '{"path":[')
         for j, lv in enumerate(levels):
             self.lit("," if j else "")
-            self.mark(f"{name}[{j}]")
-            self.lit('{"hashes":[')
+            self.opens(f"{name}[{j}]", '{"hashes":[')
             for s in range(arities[lv] - 1):
                 self.lit("," if s else "")
                 self.domain(f"{key}_sib{lv}", f"{name}[{j}].hashes[{s}]")
-            self.mark(f"{name}[{j}].index")
-            self.lit('],"index":')
+            self.opens(f"{name}[{j}].index", '],"index":')
             self.num(f"{key}_idx", f"{name}[{j}].index")
             self.lit("}")
         self.lit("]}")
@@ -213,17 +214,13 @@ class _Builder:
         ar, b = cfg.arities, cfg.base_levels
         variant = "Single" if not cfg.sub_arity else ("Sub" if not cfg.top_arity else "Top")
         pre = f"{name}.data.{variant}"
-        self.mark(name)
-        self.lit('{"data":{"' + variant + '":{')
+        self.opens(name, '{"data":{"' + variant + '":{')
         if variant == "Single":
-            self.mark(f"{pre}.root")
-            self.lit('"root":')
+            self.opens(f"{pre}.root", '"root":')
             self.domain(f"{key}_root", f"{pre}.root")
-            self.mark(f"{pre}.leaf")
-            self.lit(',"leaf":')
+            self.opens(f"{pre}.leaf", ',"leaf":')
             self.domain(f"{key}_leaf", f"{pre}.leaf")
-            self.mark(f"{pre}.path")
-            self.lit(',"path":')
+            self.opens(f"{pre}.path", ',"path":')
             self.path(range(len(ar)), ar, key, f"{pre}.path.path")
         else:
             blocks = [("base_proof", range(b)), ("sub_proof", [b])]
@@ -231,46 +228,36 @@ class _Builder:
                 blocks.append(("top_proof", [b + 1]))
             for j, (bn, levels) in enumerate(blocks):
                 self.lit("," if j else "")
-                self.mark(f"{pre}.{bn}")
-                self.lit(f'"{bn}":')
+                self.opens(f"{pre}.{bn}", f'"{bn}":')
                 self.path(levels, ar, key, f"{pre}.{bn}.path")
-            self.mark(f"{pre}.root")
-            self.lit(',"root":')
+            self.opens(f"{pre}.root", ',"root":')
             self.domain(f"{key}_root", f"{pre}.root")
-            self.mark(f"{pre}.leaf")
-            self.lit(',"leaf":')
+            self.opens(f"{pre}.leaf", ',"leaf":')
             self.domain(f"{key}_leaf", f"{pre}.leaf")
         self.lit("}}}")
 
     def column_proof(self, cfg: PorepConfig, name: str) -> None:
-        self.mark(f"{name}.column")
-        self.lit('{"column":{"index":')
+        self.opens(f"{name}.column", '{"column":{"index":')
         self.num("col_index", f"{name}.column.index")
-        self.mark(f"{name}.column.rows")
-        self.lit(',"rows":[')
+        self.opens(f"{name}.column.rows", ',"rows":[')
         for r in range(cfg.layers):
             self.lit("," if r else "")
             self.domain("col_rows", f"{name}.column.rows[{r}]")
         self.lit("]")
-        self.mark(f"{name}.column._h")
-        self.lit(',"_h":null}')
-        self.mark(f"{name}.inclusion_proof")
-        self.lit(',"inclusion_proof":')
+        self.opens(f"{name}.column._h", ',"_h":null}')
+        self.opens(f"{name}.inclusion_proof", ',"inclusion_proof":')
         self.merkle(cfg, "col", f"{name}.inclusion_proof")
         self.lit("}")
 
     def labeling(self, key: str, name: str) -> None:
-        self.mark(name)
-        self.lit('{"parents":[')
+        self.opens(name, '{"parents":[')
         for i in range(TOTAL_PARENTS):
             self.lit("," if i else "")
             self.domain(f"{key}_parents", f"{name}.parents[{i}]")
         self.lit("]")
-        self.mark(f"{name}.layer_index")
-        self.lit(',"layer_index":')
+        self.opens(f"{name}.layer_index", ',"layer_index":')
         self.num(f"{key}_layer", f"{name}.layer_index")
-        self.mark(f"{name}.node")
-        self.lit(',"node":')
+        self.opens(f"{name}.node", ',"node":')
         self.num(f"{key}_node", f"{name}.node")
         self.lit("}")
 
@@ -279,42 +266,33 @@ class _Builder:
 def _template(cfg: PorepConfig) -> _Template:
     L, Dd, ar = cfg.layers, cfg.tree_d_depth, cfg.arities
     t = _Builder()
-    t.mark("comm_d_proofs")
-    t.lit('{"comm_d_proofs":{"data":{"Single":{"root":')
+    t.opens("comm_d_proofs", '{"comm_d_proofs":{"data":{"Single":{"root":')
     t.domain("d_root", "comm_d_proofs.data.Single.root")
-    t.mark("comm_d_proofs.data.Single.leaf")
-    t.lit(',"leaf":')
+    t.opens("comm_d_proofs.data.Single.leaf", ',"leaf":')
     t.domain("d_leaf", "comm_d_proofs.data.Single.leaf")
-    t.mark("comm_d_proofs.data.Single.path")
-    t.lit(',"path":')
+    t.opens("comm_d_proofs.data.Single.path", ',"path":')
     t.path(range(Dd), (2,) * Dd, "d", "comm_d_proofs.data.Single.path.path")
     t.lit("}}}")
-    t.mark("comm_r_last_proof")
-    t.lit(',"comm_r_last_proof":')
+    t.opens("comm_r_last_proof", ',"comm_r_last_proof":')
     t.merkle(cfg, "r", "comm_r_last_proof")
-    t.mark("replica_column_proofs")
-    t.lit(',"replica_column_proofs":{"c_x":')
+    t.opens("replica_column_proofs", ',"replica_column_proofs":{"c_x":')
     t.column_proof(cfg, "replica_column_proofs.c_x")
-    t.mark("replica_column_proofs.drg_parents")
-    t.lit(',"drg_parents":[')
+    t.opens("replica_column_proofs.drg_parents", ',"drg_parents":[')
     for i in range(BASE_DEGREE):
         t.lit("," if i else "")
         t.column_proof(cfg, f"replica_column_proofs.drg_parents[{i}]")
     t.lit("]")
-    t.mark("replica_column_proofs.exp_parents")
-    t.lit(',"exp_parents":[')
+    t.opens("replica_column_proofs.exp_parents", ',"exp_parents":[')
     for i in range(DEGREE - BASE_DEGREE):
         t.lit("," if i else "")
         t.column_proof(cfg, f"replica_column_proofs.exp_parents[{i}]")
     t.lit("]}")
-    t.mark("labeling_proofs")
-    t.lit(',"labeling_proofs":[')
+    t.opens("labeling_proofs", ',"labeling_proofs":[')
     for layer in range(L):
         t.lit("," if layer else "")
         t.labeling("lab", f"labeling_proofs[{layer}]")
     t.lit("]")
-    t.mark("encoding_proof")
-    t.lit(',"encoding_proof":')
+    t.opens("encoding_proof", ',"encoding_proof":')
     t.labeling("enc", "encoding_proof")
     t.lit("}")
 
