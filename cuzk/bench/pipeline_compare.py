@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 
 from cuzk.backend import cuda_unavailable_reason
+from cuzk.circuits.filecoin.provable import counts
+from cuzk.engine.resources.memory import system_memory_bytes
 from cuzk.server.local_daemon import LocalDaemon
 from cuzk.user_dirs import cache_dir
 
@@ -36,6 +38,8 @@ from .daemon_jobs import PHASES, print_records, run_jobs, summarize, verify_reco
 from .errors import BenchError
 from .report import print_table
 from .run_trace import fetch_trace, write_trace
+from .trace_file import parse_trace
+from .trace_summary import device_busy, pool_busy
 
 MODES = ("sequential", "pipelined", "pipelined+batched")
 GPU_MODES = ("1 gpu", "all gpus")  # --compare-gpus: pipelined+batched on GPU 0, then on every GPU
@@ -78,7 +82,6 @@ def params_bytes_estimate(spec) -> int:
     the others): G1 affine 96 B for H (domain), L (aux), A and B (every variable), G2 192 B for B."""
     if not filecoin_params.is_filecoin(spec):
         return 0
-    from cuzk.circuits.filecoin.provable import counts
 
     n = counts(filecoin_params.config_of(spec))
     domain = 1 << (n.constraints + n.inputs - 1).bit_length()
@@ -88,8 +91,6 @@ def params_bytes_estimate(spec) -> int:
 
 def side_by_side_limit() -> tuple[int, str]:
     """What the daemons' parameters must fit together: half the host memory, and the GPU's."""
-    from cuzk.engine.resources.memory import system_memory_bytes
-
     limit, what = (system_memory_bytes() or 16 << 30) // 2, "half the host memory"
     if gpu_count():
         import cupy
@@ -253,9 +254,6 @@ def trace_figures(trace: str, job_ids=None) -> dict:
     round's window: from the first submission of `job_ids` to the last of them ending. The trace
     also holds the warm-up job, submitted a minute before at 32g: over the whole trace a GPU busy
     for the entire round read 42 %."""
-    from .trace_file import parse_trace
-    from .trace_summary import device_busy, pool_busy
-
     runs = parse_trace(trace) if trace else []
     if not runs:
         return {}
