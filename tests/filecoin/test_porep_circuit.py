@@ -7,6 +7,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from circuit_checks import sizes_and_witness_check
 
 from cuzk.circuits.filecoin import porep_circuit as pc
 from cuzk.circuits.filecoin.porep_challenges import interactive_challenges, public_inputs
@@ -180,13 +181,7 @@ def test_other_shapes_and_graphs(cfg):
     from cuzk.circuits.filecoin.porep_vanilla_gen import make_partition_proof
 
     x = pc.PorepInputs.from_proof(make_partition_proof(cfg, seed=5))
-    ws = WitnessCS("bls12_381")
-    pc.synthesize(ws, cfg, x)
-    rec = RecordingCS("bls12_381")
-    pc.synthesize(rec, cfg)
-    n = pc.counts(cfg)
-    assert (rec.num_constraints, rec.num_inputs, rec.num_aux) == (n.constraints, n.inputs, n.aux)
-    assert check_satisfied(rec.compile(), ws.witness()) is None
+    sizes_and_witness_check(pc.synthesize, cfg, x, pc.counts)
 
 
 def test_interactive_challenges():

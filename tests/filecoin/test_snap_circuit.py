@@ -7,6 +7,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from circuit_checks import sizes_and_witness_check
 
 from cuzk.circuits.filecoin import snap_circuit as sc
 from cuzk.circuits.filecoin.snap_config import SNAP_PROOFS, snap_config, snap_config_for
@@ -236,18 +237,10 @@ def test_stamped_partition_is_satisfied(size, k):
     (the published ones at 4 and 32 KiB, test_counts_are_the_published_ones)."""
     from cuzk.circuits.filecoin import snap_stamped
     from cuzk.circuits.filecoin.snap_sparse_gen import make_update_proofs
-    from cuzk.r1cs import WitnessCS
 
     cfg = snap_config_for(size)
     up = make_update_proofs(cfg, seed=2)
     pub = up.public(k)
     x = sc.SnapInputs.from_proof(cfg, up.partitions[k], k, up.h, *pub[1:])
-    ws = WitnessCS("bls12_381")
-    snap_stamped.synthesize(ws, cfg, x)
-    rec = RecordingCS("bls12_381")
-    snap_stamped.synthesize(rec, cfg)
-    n = sc.counts(cfg)
-    assert (rec.num_constraints, rec.num_inputs, rec.num_aux) == (n.constraints, n.inputs, n.aux)
-    w = ws.witness()
+    w = sizes_and_witness_check(snap_stamped.synthesize, cfg, x, sc.counts)
     assert ints(w[1:5]) == pub
-    assert check_satisfied(rec.compile(), w) is None
