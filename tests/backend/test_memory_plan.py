@@ -12,12 +12,11 @@ import pytest
 
 from cuzk.backend import memory_plan as mp
 from cuzk.backend.cpu import CpuBackend
-from cuzk.curve import get_curve
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1] / "groth16"))
 from msm_oracle import pool_of  # noqa: E402
-from test_quotient import _oracle  # noqa: E402
+from test_quotient import _oracle, quotient_case  # noqa: E402
 
 GiB = 1 << 30
 
@@ -95,14 +94,8 @@ def test_chunked_msm_matches_arkworks(group):
 @pytest.mark.parametrize("curve_name", ["bls12_381", "bn254"])
 @pytest.mark.parametrize("to_coefficients", [True, False])
 def test_split_h_matches_the_whole_computation_and_polynomial_arithmetic(curve_name, to_coefficients):
-    curve = get_curve(curve_name)
+    curve, a, b, c, n, shift, scale, count = quotient_case(curve_name, to_coefficients, seed=11)
     fr = curve.fr
-    rng = np.random.default_rng(11)
-    n, rows = 16, 13
-    a, b, c = (fr.random(rows, rng) for _ in range(3))
-    shift = fr.params.generator if to_coefficients else fr.params.root_of_unity_of_order(5)
-    scale = 987654321 if to_coefficients else None
-    count = n - 1 if to_coefficients else n
     whole = CpuBackend().quotient(curve, a, b, c, n, shift, scale, to_coefficients, count)
     cpu = CpuBackend()
     cpu.plan = streaming_plan(n, 3, 1 << 10)  # chunks of 3 elements: the last one short

@@ -66,19 +66,27 @@ def _mul(f, g, p):
     return out
 
 
-@pytest.mark.parametrize("curve_name", CURVES)
-@pytest.mark.parametrize("to_coefficients", [True, False])
-def test_quotient_matches_polynomial_arithmetic(curve_name, to_coefficients):
-    """Random a, b, c (not a satisfied system), fewer rows than the domain, both conventions'
-    shapes: the coset interpolant of (A B - C) s, or its coset evaluations."""
+def quotient_case(curve_name: str, to_coefficients: bool, seed: int):
+    """(curve, a, b, c, n, shift, scale, count): random a, b, c of 13 rows (not a satisfied system) on
+    a domain of 16, with the shift, scale and output count of either convention."""
     curve = get_curve(curve_name)
     fr = curve.fr
-    rng = np.random.default_rng(5)
+    rng = np.random.default_rng(seed)
     n, rows = 16, 13
     a, b, c = (fr.random(rows, rng) for _ in range(3))
     shift = fr.params.generator if to_coefficients else fr.params.root_of_unity_of_order(5)
     scale = 987654321 if to_coefficients else None
     count = n - 1 if to_coefficients else n
+    return curve, a, b, c, n, shift, scale, count
+
+
+@pytest.mark.parametrize("curve_name", CURVES)
+@pytest.mark.parametrize("to_coefficients", [True, False])
+def test_quotient_matches_polynomial_arithmetic(curve_name, to_coefficients):
+    """Random a, b, c (not a satisfied system), fewer rows than the domain, both conventions'
+    shapes: the coset interpolant of (A B - C) s, or its coset evaluations."""
+    curve, a, b, c, n, shift, scale, count = quotient_case(curve_name, to_coefficients, seed=5)
+    fr = curve.fr
     got = get_backend("cpu").quotient(curve, a, b, c, n, shift=shift, scale=scale,
                                       to_coefficients=to_coefficients, count=count)
     want = _oracle(fr, fr.to_ints(a), fr.to_ints(b), fr.to_ints(c), n, shift, scale, to_coefficients)
