@@ -7,10 +7,12 @@ from hypothesis import strategies as st
 
 def splice(draw, data: bytearray, op: str, pos: int, insert_max: int, cut_max: int,
            dup_max: int | None = None) -> None:
-    """Apply `op` at `pos`: "truncate" there, "insert" 1..insert_max random bytes, "delete" 1..cut_max
-    bytes, "dup" (non-empty data) repeat the next 1..dup_max bytes (default cut_max); any other op
-    changes nothing."""
-    if op == "truncate":
+    """Apply `op` at `pos`: "flip" one bit there (non-empty data), "truncate" there, "insert"
+    1..insert_max random bytes, "delete" 1..cut_max bytes, "dup" (non-empty data) repeat the next
+    1..dup_max bytes (default cut_max); any other op changes nothing."""
+    if op == "flip" and data:
+        data[pos] ^= 1 << draw(st.integers(0, 7))
+    elif op == "truncate":
         del data[pos:]
     elif op == "insert":
         data[pos:pos] = draw(st.binary(min_size=1, max_size=insert_max))
