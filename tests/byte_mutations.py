@@ -1,4 +1,5 @@
-"""The byte-level mutations the parser fuzz tests share (hypothesis draws, in a fixed order)."""
+"""The byte-level mutations the parser fuzz tests share (hypothesis draws, in a fixed order): a seed,
+then a few operations at drawn positions."""
 
 from __future__ import annotations
 
@@ -20,3 +21,16 @@ def splice(draw, data: bytearray, op: str, pos: int, insert_max: int, cut_max: i
         del data[pos:pos + draw(st.integers(1, cut_max))]
     elif op == "dup" and data:
         data[pos:pos] = data[pos:pos + draw(st.integers(1, dup_max or cut_max))]
+
+
+def mutate(draw, seeds, rounds: int, ops, own=None, **sizes) -> bytes:
+    """One of `seeds`, then 1..rounds operations drawn from `ops`, each at a drawn position:
+    own(draw, data, op, pos) applies a test's own ones (True when it did), splice(**sizes) the rest."""
+    data = bytearray(seeds[draw(st.integers(0, len(seeds) - 1))])
+    for _ in range(draw(st.integers(1, rounds))):
+        n = len(data)
+        op = draw(st.sampled_from(ops))
+        pos = draw(st.integers(0, max(0, n - 1)))
+        if not (own and own(draw, data, op, pos)):
+            splice(draw, data, op, pos, **sizes)
+    return bytes(data)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from byte_mutations import splice
+from byte_mutations import mutate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -33,20 +33,18 @@ def test_seeds_round_trip():
 
 @st.composite
 def mutated(draw):
-    s = seeds()
-    data = bytearray(s[draw(st.integers(0, len(s) - 1))])
-    for _ in range(draw(st.integers(1, 3))):
-        n = len(data)
-        op = draw(st.sampled_from(["flip", "set", "nproofs", "truncate", "insert", "delete"]))
-        pos = draw(st.integers(0, max(0, n - 1)))
-        if op == "set" and n:
+    def own(draw, data, op, pos) -> bool:
+        if op == "set" and data:
             data[pos] = draw(st.sampled_from([0, 0x20, 0x40, 0x80, 0xC0, 0xE0, 0xFF]))
         elif op == "nproofs":  # the u32 after com_ab, com_c, ip_ab, agg_c
             at = draw(st.sampled_from([5 * 192 + 64, 5 * 288 + 48]))
             data[at:at + 4] = draw(st.sampled_from(BOUNDARY)).to_bytes(4, "little")
         else:
-            splice(draw, data, op, pos, insert_max=16, cut_max=64)
-    return bytes(data)
+            return False
+        return True
+
+    return mutate(draw, seeds(), 3, ["flip", "set", "nproofs", "truncate", "insert", "delete"], own,
+                  insert_max=16, cut_max=64)
 
 
 @SMOKE

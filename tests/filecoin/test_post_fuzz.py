@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from byte_mutations import splice
+from byte_mutations import mutate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -35,19 +35,17 @@ def test_seeds_parse():
 
 @st.composite
 def mutated(draw) -> bytes:
-    seeds = TARGETS["post_vanilla"].seeds()
-    data = bytearray(seeds[draw(st.integers(0, len(seeds) - 1))])
-    for _ in range(draw(st.integers(1, 3))):
+    def own(draw, data, op, pos) -> bool:
+        if op not in ("u64", "u32"):
+            return False
         n = len(data)
-        op = draw(st.sampled_from(["flip", "u64", "u32", "truncate", "insert", "delete", "dup"]))
-        pos = draw(st.integers(0, max(0, n - 1)))
-        if op in ("u64", "u32"):
-            fmt = "<Q" if op == "u64" else "<I"
-            value = draw(st.sampled_from(BOUNDARY + [n, n // 32])) % (1 << (8 * struct.calcsize(fmt)))
-            data[pos:pos + struct.calcsize(fmt)] = struct.pack(fmt, value)
-        else:
-            splice(draw, data, op, pos, insert_max=40, cut_max=300)
-    return bytes(data)
+        fmt = "<Q" if op == "u64" else "<I"
+        value = draw(st.sampled_from(BOUNDARY + [n, n // 32])) % (1 << (8 * struct.calcsize(fmt)))
+        data[pos:pos + struct.calcsize(fmt)] = struct.pack(fmt, value)
+        return True
+
+    return mutate(draw, TARGETS["post_vanilla"].seeds(), 3,
+                  ["flip", "u64", "u32", "truncate", "insert", "delete", "dup"], own, insert_max=40, cut_max=300)
 
 
 @SMOKE

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from byte_mutations import splice
+from byte_mutations import mutate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,12 +30,8 @@ BOUNDARY = [0, 1, 2, 3, 7, 8, 31, 32, 48, 64, 255, 256, 0xFFFF, 2**31 - 1, 2**31
 
 @st.composite
 def mutated(draw, name: str) -> bytes:
-    seeds = TARGETS[name].seeds()
-    data = bytearray(seeds[draw(st.integers(0, len(seeds) - 1))])
-    for _ in range(draw(st.integers(1, 4))):
+    def own(draw, data, op, pos) -> bool:
         n = len(data)
-        op = draw(st.sampled_from(["flip", "set", "int32", "int64", "truncate", "insert", "delete", "dup"]))
-        pos = draw(st.integers(0, max(0, n - 1)))
         if op == "set" and n:
             data[pos] = draw(st.sampled_from([0, 1, 0x20, 0x40, 0x7F, 0x80, 0xC0, 0xE0, 0xFF]))
         elif op in ("int32", "int64"):
@@ -43,8 +39,12 @@ def mutated(draw, name: str) -> bytes:
             value = draw(st.sampled_from(BOUNDARY + [n, n // 2, n - pos])) % (1 << (8 * width))
             data[pos:pos + width] = value.to_bytes(width, "little" if draw(st.booleans()) else "big")
         else:
-            splice(draw, data, op, pos, insert_max=16, cut_max=64, dup_max=128)
-    return bytes(data)
+            return False
+        return True
+
+    return mutate(draw, TARGETS[name].seeds(), 4,
+                  ["flip", "set", "int32", "int64", "truncate", "insert", "delete", "dup"], own,
+                  insert_max=16, cut_max=64, dup_max=128)
 
 
 def _smoke(name: str):
