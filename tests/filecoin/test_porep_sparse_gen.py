@@ -141,6 +141,7 @@ def test_2k_partition_satisfies_the_circuit(sector_2k):
 
 
 @pytest.mark.slow
+@LONG  # 31 s: test_2k_partition_satisfies_the_circuit keeps the 2 KiB partition in every run
 def test_2k_whole_partition_and_a_wrong_commitment(sector_2k):
     cfg, sp, _ = sector_2k
     x = PorepInputs.from_proof(sp.partitions[0])
@@ -150,6 +151,7 @@ def test_2k_whole_partition_and_a_wrong_commitment(sector_2k):
     assert first_unsatisfied(cfg, x, public, challenges=[0]) is not None
 
 
+@LONG  # 12 s
 def test_32k_sub_top_partition_satisfies_the_circuit():
     """A test shape with sub (8) and top (2) levels, one challenge in the circuit."""
     cfg = porep_config_for(SECTOR_SIZES["32KiB"])
