@@ -143,17 +143,13 @@ def _run_filecoin(args, backend) -> int:
 
 
 def _filecoin_config(kind: str, sector_size: str | None):
-    if kind in ("porep", "snap"):
-        from cuzk.circuits.filecoin.porep_config import porep_config_for
-        from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
-        from cuzk.circuits.filecoin.snap_config import ALLOWED_SIZES, snap_config_for
+    """The config of a --kind/--sector-size pair, as `cuzk circuit info --kind` reads it (CuzkError naming the sizes)."""
+    from . import porep_circuit, post_circuit, snap_circuit
 
-        sizes = SECTOR_SIZES if kind == "porep" else {k: v for k, v in SECTOR_SIZES.items() if v in ALLOWED_SIZES}
-        if sector_size not in sizes:
-            raise CuzkError(f"--sector-size: expected one of {', '.join(sizes)}, got {sector_size!r}")
-        return (porep_config_for if kind == "porep" else snap_config_for)(sizes[sector_size])
-    from . import post_circuit
-
+    if kind == "porep":
+        return porep_circuit.config_of(sector_size)
+    if kind == "snap":
+        return snap_circuit.config_of(sector_size)
     return post_circuit.config_of(kind, sector_size)
 
 
