@@ -57,6 +57,11 @@ def chunked_msm(curve, group: str, host_bases: np.ndarray | None, d_bases: cp.nd
             ev.record(copy_stream)
             ready[slot] = ev
 
+    # the buffers come from the pool on the compute stream: blocks that kernels queued there may still
+    # read (a freed gather's scratch, say) until that stream reaches this point, so the first copies wait
+    start = cp.cuda.Event(block=True, disable_timing=True)
+    start.record(compute)
+    copy_stream.wait_event(start)
     upload(0)
     try:
         for k, (lo, hi) in enumerate(ranges):
