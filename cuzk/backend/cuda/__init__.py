@@ -91,8 +91,16 @@ class CudaBackend(Backend):
         return {"min_chunk_bytes": 1 << 16, "min_elementwise": 1 << 10, "buckets": True}
 
     def prepare(self, pk, circuit=None):
-        """The plan (Backend.prepare), and the host bases it streams, page-locked where they are."""
+        """The plan (Backend.prepare), and the host bases it streams, page-locked where they are. A
+        new plan starts from a pool without the NTT module's kept tables (ntt.forget_tables): it
+        counts only those its proofs build."""
+        before = self.plan
         plan = super().prepare(pk, circuit)
+        if plan is not None and plan is not before:
+            with self.device:
+                _ntt.forget_tables()
+                self.device.synchronize()
+                cp.get_default_memory_pool().free_all_blocks()
         if plan is not None and plan.resident != frozenset(("h", "l", "a", "b_g1", "b_g2")):
             for name in ("h", "l", "a", "b_g1", "b_g2"):
                 if plan.streams(name):
@@ -109,7 +117,13 @@ class CudaBackend(Backend):
     def quotient(self, curve, a, b, c, n, shift, scale, to_coefficients, count):
         if self.plan is not None and self.plan.split_h:
             with self.device:
-                return Backend.quotient(self, curve, a, b, c, n, shift, scale, to_coefficients, count)
+                h = Backend.quotient(self, curve, a, b, c, n, shift, scale, to_coefficients, count)
+                # H's chunk tables and transform scratch are dropped: their cached blocks go back to the
+                # device so that the MSMs' larger blocks are not cut from them (the pool splits a cached
+                # block for a smaller request and cannot join the pieces again)
+                self.device.synchronize()
+                cp.get_default_memory_pool().free_all_blocks()
+                return h
         return self._quotient_whole(curve, a, b, c, n, shift, scale, to_coefficients, count)
 
     def spmv_into(self, circuit, index: int, w, out) -> None:

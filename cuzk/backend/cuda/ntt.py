@@ -74,6 +74,15 @@ def scaled_power_table(curve: str, base: int, count: int, factor: int, canonical
     return table
 
 
+def forget_tables() -> None:
+    """Drop the domain-sized tables this module keeps (twiddles, coset powers, scaled tables) on every
+    device: a new device-memory plan counts only the tables its own H computation builds, and
+    tables of another size or of the whole-H path would sit outside it (measured on an H100 at
+    2^16 and 2^20: 5-176 MiB beside a 20-768 MiB budget, each time the cause of its out-of-memory)."""
+    power_table.cache_clear()
+    scaled_power_table.cache_clear()
+
+
 @per_device_cache(maxsize=64)
 def const(curve: str, x: int) -> cp.ndarray:
     fr = fields_of(curve)[0]

@@ -43,6 +43,7 @@ class DeviceSplitOps:
     def __init__(self, backend, curve, elementwise: int):
         self.backend, self.curve, self.name = backend, curve, curve.name
         self.elementwise = elementwise
+        self._powers: dict[int, cp.ndarray] = {}  # chunk tables of powers, dropped with these ops (after H)
 
     def _phase(self, label):
         return self.backend._phase(label)
@@ -73,7 +74,10 @@ class DeviceSplitOps:
 
     def _table(self, base: int, k: int, m: int, canonical: bool) -> cp.ndarray:
         fr = self.curve.fr
-        powers = _ntt.power_table(self.name, base % fr.p, self.elementwise)
+        base %= fr.p
+        powers = self._powers.get(base)
+        if powers is None:
+            powers = self._powers[base] = _ntt._build_powers(self.name, base, self.elementwise)
         kk = _ntt.raw(self.name, k) if canonical else cp.asarray(fr.from_ints([k % fr.p]))
         out = cp.empty((m, 4), dtype=cp.uint64)
         fn(self.name, "fr_mul_const")(((m + THREADS - 1) // THREADS,), (THREADS,), (powers[:m], kk, out, np.uint64(m)))
