@@ -15,7 +15,8 @@ checks the proofs itself, which needs the pairing kernels; it compiles them in
 the background while the daemon proves (their compile notices muted, so the
 daemon's is the one counter shown): verifying the proofs after the last one
 arrives then takes well under a second, not the ~35 s a first run spent
-compiling there.
+compiling there. On a fresh machine the kernels of both processes are compiled first, on every
+core, from a recorded list (cli/first_run.py, kernel_lists/demo.txt).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from cuzk.bench import filecoin_params
 from cuzk.bench.circuit_inputs import resolve, spec_lookup
 from cuzk.bench.daemon_jobs import print_records, print_summary, run_jobs, summarize, verify_records, write_json
 from cuzk.bench.run_trace import fetch_trace, write_trace
+from cuzk.cli import first_run
 from cuzk.server.local_daemon import LocalDaemon
 from cuzk.user_dirs import cache_dir
 
@@ -86,6 +88,9 @@ def run(sector_size: str, count: int, state_dir: str | None, json_path: str | No
         trace_path: str | None = None) -> int:
     """`count` jobs of each kind at their kinds' priorities; 0 when all verified and the daemon exited cleanly."""
     param_dir = cache_dir() / "demo-params"
+    # a first run: the CPU kernels this process and its daemon will call, compiled on every core now
+    # (kernel_lists/demo.txt) instead of one at a time where each is first called
+    first_run.before("demo", "cuzk demo")
     print(f"cuzk demo: {count} x window-post-{sector_size} (HIGH) and {count} x winning-post-{sector_size} "
           "(CRITICAL), submitted in that order", flush=True)
     stage(1, f"the circuits and their TEST parameters (made once, then read from {param_dir / 'filecoin'}) ...")

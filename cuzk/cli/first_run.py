@@ -30,15 +30,24 @@ LISTS = Path(__file__).with_name("kernel_lists")
 
 
 def _generated(kind: str, curve: str) -> ModuleType | None:
+    from cuzk.backend.cpu.fixed_base import fixed_base_kernels
     from cuzk.backend.cpu.msm import msm_kernels
     from cuzk.backend.cpu.ntt import ntt_kernels
     from cuzk.backend.cpu.spmv import spmv_kernel
-    from cuzk.curve import curve_kernels
+    from cuzk.curve import curve_kernels, encoding_kernels
+    from cuzk.curve.pairing import pairing_kernels
+    from cuzk.curve.subgroup import subgroup_kernels
     from cuzk.field.fields import field_kernels
+    from cuzk.gadgets.poseidon.neptune_native import neptune_kernels
+    from cuzk.groth16.setup_kernels import setup_kernels
 
     builders = {
         "field": field_kernels, "curve": curve_kernels, "ntt": ntt_kernels, "msm": msm_kernels,
-        "spmv": lambda c: sys.modules[spmv_kernel(c).__module__],
+        "spmv": lambda c: sys.modules[spmv_kernel(c).__module__], "fixed_base": fixed_base_kernels,
+        "setup": setup_kernels, "pairing": pairing_kernels,
+        # BLS12-381 only: Filecoin's point encodings, subgroup checks and Poseidon
+        "encoding": lambda c: encoding_kernels.kernels(), "subgroup": lambda c: subgroup_kernels(),
+        "neptune_poseidon": lambda c: neptune_kernels(),
     }
     build = builders.get(kind)
     return build(curve) if build else None

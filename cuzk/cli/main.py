@@ -92,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
             if getattr(args, "validate", None) is not None:  # option combinations first: no I/O
                 args.validate(args)
             files.prepare(args)
-            rc = int(args.func(args) or 0)
+            with _kernel_recording():
+                rc = int(args.func(args) or 0)
         except CuzkError as exc:
             print(f"cuzk: error: {exc}", file=sys.stderr)
             rc = EXIT_USAGE
@@ -111,6 +112,27 @@ def main(argv: list[str] | None = None) -> int:
     if entry and getattr(args, "fast_exit", False):
         _end_process(rc)
     return rc
+
+
+class _kernel_recording:
+    """With CUZK_RECORD_KERNELS=PREFIX, the numba kernels this command compiles are written to
+    PREFIX.<pid> when it ends (scripts/kernel_lists.py records a command that starts others, as
+    `cuzk demo` starts its daemon, so); otherwise nothing."""
+
+    def __enter__(self):
+        self.prefix = os.environ.get("CUZK_RECORD_KERNELS")
+        if self.prefix:
+            from cuzk.field.precompile import Recorder  # numba: only when recording
+
+            self.rec = Recorder().__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.prefix:
+            self.rec.__exit__(*exc)
+            with open(f"{self.prefix}.{os.getpid()}", "w") as f:
+                f.writelines(k.line() + "\n" for k in self.rec.kernels)
+        return False
 
 
 def _end_process(rc: int) -> None:

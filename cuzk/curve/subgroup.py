@@ -107,7 +107,7 @@ def _bls12_381_source() -> str:
 
 
 @functools.cache
-def _bls12_381_kernels():
+def subgroup_kernels():
     return build_module("bls12_381_subgroup", _bls12_381_source())
 
 
@@ -127,7 +127,7 @@ def in_subgroup(group: Group, points) -> np.ndarray:
         return np.ones(a.shape[0], dtype=bool)
     if group.curve == "bls12_381":
         out = np.empty(a.shape[0], dtype=np.bool_)
-        getattr(_bls12_381_kernels(), f"{group.name}_vendo_in_subgroup")(a, out)
+        getattr(subgroup_kernels(), f"{group.name}_vendo_in_subgroup")(a, out)
         return out
     return group.is_in_subgroup(a)
 
