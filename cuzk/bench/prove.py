@@ -270,7 +270,7 @@ class DevicePeak:
 def _prove_batch(prover, pk, w, cc, backend, batch: int):
     """(proofs, wall ms per proof) of one prove_batch of `batch` jobs of the same witness."""
     t = time.perf_counter()
-    proofs = prover.prove_batch(pk, [(w, cc)] * batch, backend=backend)
+    proofs = prover.prove_batch(pk, [prover.ProofJob(w, circuit=cc)] * batch, backend=backend)
     return proofs, (time.perf_counter() - t) * 1e3 / batch
 
 
