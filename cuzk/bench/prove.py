@@ -193,7 +193,7 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
                 backend, current = _backend(backend_name, mode, limit), (mode, limit)
             wi = w
             if pinned_input:
-                wi = backend.uploader.host_array(w.shape, w.dtype)
+                wi = backend.host_array(w.shape, w.dtype)
                 wi[:] = w
             # a batch's second proof can already take a window table (window_tables.table_room)
             # (under an explicit device budget no table is built while any base streams: one warm-up)
