@@ -100,11 +100,11 @@ def main(argv=None) -> int:
     print(f"{what}: domain 2^{shape.n.bit_length() - 1}, {shape.num_vars} variables, "
           f"matrices {[m >> 20 for m in shape.matrices]} MiB, indices {shape.indices >> 20} MiB", flush=True)
     t = time.perf_counter()
-    want = prover.prove_batch(pk, [(w, cc)], CudaBackend(), rs=[(11, 22)])[0]
+    want = prover.prove_batch(pk, [prover.ProofJob(w, circuit=cc)], CudaBackend(), rs=[(11, 22)])[0]
     print(f"unconstrained proof {time.perf_counter() - t:.1f} s (first: kernels load)", flush=True)
     card = CudaBackend()
     for k in range(2):  # the same backend twice: its second proof may take a window table
-        again = prover.prove_batch(pk, [(w, cc)], card, rs=[(11, 22)])[0]
+        again = prover.prove_batch(pk, [prover.ProofJob(w, circuit=cc)], card, rs=[(11, 22)])[0]
         print(f"unconstrained again ({k + 2}): {components(again, want)}", flush=True)
     del card
     gc.collect()
@@ -118,7 +118,7 @@ def main(argv=None) -> int:
         cp.cuda.set_allocator(tracer.malloc)
         try:
             backend = CudaBackend(memory_limit=budget)
-            got = prover.prove_batch(pk, [(w, cc)], backend, rs=[(11, 22)])[0]
+            got = prover.prove_batch(pk, [prover.ProofJob(w, circuit=cc)], backend, rs=[(11, 22)])[0]
             print(f"budget {text}: {components(got, want)}")
         except MemoryError as exc:
             print(f"budget {text}: OUT OF MEMORY: {exc}")

@@ -178,6 +178,20 @@ class Backend(ABC):
         return self.name
 
     # ---- the prover's witness path --------------------------------------------
+    def host_array(self, shape, dtype=np.uint64) -> np.ndarray:
+        """An uninitialised host array this backend uploads from fastest (page-locked on CUDA,
+        from a pool reused by size), so a producer writes where the upload reads; give it back
+        with `release_host`."""
+        return np.empty(shape, dtype=dtype)
+
+    def release_host(self, a: np.ndarray) -> None:
+        """Give back an array from `host_array`; any other array is left to the garbage collector."""
+
+    def pin_host(self, a: np.ndarray) -> np.ndarray:
+        """`a` where this backend uploads it fastest, for long-lived data (the SRS hot tier):
+        a page-locked copy on CUDA, `a` itself here."""
+        return a
+
     def prefetch(self, w: np.ndarray):
         """Start moving a validated witness to where this backend computes, without
         waiting; `witness` of the returned handle gives the usable array. Lets a

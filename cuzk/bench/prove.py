@@ -193,7 +193,7 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
                 backend, current = _backend(backend_name, mode, limit), (mode, limit)
             wi = w
             if pinned_input:
-                wi = backend.uploader.host_array(w.shape, w.dtype)
+                wi = backend.host_array(w.shape, w.dtype)
                 wi[:] = w
             # a batch's second proof can already take a window table (window_tables.table_room)
             # (under an explicit device budget no table is built while any base streams: one warm-up)
@@ -270,7 +270,7 @@ class DevicePeak:
 def _prove_batch(prover, pk, w, cc, backend, batch: int):
     """(proofs, wall ms per proof) of one prove_batch of `batch` jobs of the same witness."""
     t = time.perf_counter()
-    proofs = prover.prove_batch(pk, [(w, cc)] * batch, backend=backend)
+    proofs = prover.prove_batch(pk, [prover.ProofJob(w, circuit=cc)] * batch, backend=backend)
     return proofs, (time.perf_counter() - t) * 1e3 / batch
 
 

@@ -76,12 +76,12 @@ class Engine(ProvingEngine):
         self.devices = devices if devices is not None else discover(
             config.gpus.backend, config.gpus.devices, config.gpus.gpu_workers_per_device, config.gpus.gpu_threads,
             config.gpus.msm_table_fraction, config.gpu_memory_limit_bytes())
+        gpu = next((d.backend for d in self.devices if d.kind == "cuda"), None)
         # with a GPU, witnesses are written into the first GPU's pinned pool, which its uploads read directly
-        host = next((d.backend.uploader for d in self.devices if d.kind == "cuda"), None)
-        self.witness_buffers = WitnessBuffers() if host is None else WitnessBuffers(
-            alloc=host.host_array, free=lambda a: host.release(a) if host.pool.owns(a) else None)
+        self.witness_buffers = WitnessBuffers() if gpu is None else WitnessBuffers(alloc=gpu.host_array,
+                                                                                   free=gpu.release_host)
         # with a GPU the hot tier is page-locked, so every GPU uploads bases at the pinned rate
-        pin = next((d.backend.pin_host for d in self.devices if d.kind == "cuda"), None)
+        pin = None if gpu is None else gpu.pin_host
         self.srs = SrsManager(self.budget, config.pinned_budget_bytes(), config.eviction_min_idle_s(), pin=pin)
         self.budget.evictor = self.srs.evict_idle
         for spec in self.registry.specs():

@@ -1,9 +1,9 @@
 """Groth16 prover (bellperson's algorithm; snarkjs keys through qap.py).
 
-Inputs per proof: the full witness w = [1, inputs..., aux...] (Montgomery
-Fr) and the evaluations a, b, c of every constraint row, including the one
-row per input that both bellperson and snarkjs append (A = input_i). With
-fresh random r, s:
+Inputs per proof (a ProofJob): the full witness w = [1, inputs..., aux...]
+(Montgomery Fr) and the evaluations a, b, c of every constraint row, including
+the one row per input that both bellperson and snarkjs append (A = input_i),
+or the compiled circuit that gives them. With fresh random r, s:
 
     A = alpha + sum w_i A_i + r delta
     B = beta + sum w_i B_i + s delta            (in G2, and in G1 for C)
@@ -15,6 +15,7 @@ from __future__ import annotations
 import secrets
 import time
 from contextlib import nullcontext
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -33,16 +34,33 @@ def _rand_fr(curve) -> int:
     return secrets.randbelow(curve.fr.p - 1) + 1
 
 
+@dataclass(frozen=True)
+class ProofJob:
+    """One proof's input: the witness and its constraint rows, given either as `rows` (a, b, c,
+    input rows included, evaluated by the caller: the engine's synthesis threads run ahead of
+    the prover) or as the compiled `circuit`, which the backend evaluates where the witness is
+    (on a GPU only the witness crosses the bus). The caller picks; the prover asks `rows_for`."""
+
+    w: np.ndarray
+    rows: tuple | None = None
+    circuit: CompiledCircuit | None = None
+
+    def __post_init__(self):
+        if (self.rows is None) == (self.circuit is None):
+            raise ValueError("a proof job gives either its rows or its compiled circuit")
+
+    def rows_for(self, backend, w) -> tuple:
+        """(a, b, c) for `w`, the witness where `backend` computes (from `backend.witness`)."""
+        return self.rows if self.circuit is None else backend.evaluate(self.circuit, w)
+
+
 def prove(pk: ProvingKey, w: np.ndarray, abc, backend=None, r: int | None = None, s: int | None = None) -> Proof:
-    """One proof; `abc` = (a, b, c) row evaluations including the input rows."""
-    return prove_batch(pk, [(w, abc)], backend, rs=[(r, s)])[0]
+    """One proof from evaluated rows `abc` = (a, b, c): shorthand for a prove_batch of one ProofJob."""
+    return prove_batch(pk, [ProofJob(w, rows=abc)], backend, rs=[(r, s)])[0]
 
 
 def prove_batch(pk: ProvingKey, jobs, backend=None, rs=None, device_lock=None) -> list[Proof]:
-    """Prove several (w, (a, b, c)) of one circuit, sharing decoded bases.
-
-    In place of (a, b, c) a job may give the CompiledCircuit: the backend then
-    evaluates it (on a GPU, where the witness already is). `device_lock` is
+    """Prove several ProofJobs of one circuit, sharing decoded bases. `device_lock` is
     held around each proof's backend work only: decoding bases before it and
     assembling the proof after it are host work that overlaps another
     worker's kernels on the same GPU.
@@ -61,21 +79,21 @@ def prove_batch(pk: ProvingKey, jobs, backend=None, rs=None, device_lock=None) -
     for name in ("h", "l", "a", "b_g1", "b_g2"):
         pk.bases(name)
     # under a device-memory budget: which bases stay resident, chunk sizes (backend/memory_plan.py)
-    plan = backend.prepare(pk, next((abc for _, abc in jobs if isinstance(abc, CompiledCircuit)), None))
+    plan = backend.prepare(pk, next((job.circuit for job in jobs if job.circuit is not None), None))
     prefetching = prefetching and (plan is None or plan.prefetch)
     curve = pk.curve
     n = pk.domain_size
     several = len(jobs) > 1
 
     def stage(j):
-        w = np.ascontiguousarray(jobs[j][0], dtype=np.uint64)
+        w = np.ascontiguousarray(jobs[j].w, dtype=np.uint64)
         if w.shape != (pk.num_vars, 4):
             raise ValueError(f"witness has {w.shape[0] if w.ndim else 0} variables, the key expects {pk.num_vars}")
         return backend.prefetch(w) if prefetching else w
 
     proofs = []
     with Lookahead(stage, len(jobs), background=several) as ahead:
-        for j, (_, abc) in enumerate(jobs):
+        for j, job in enumerate(jobs):
             clock = Laps()
             timer = backend.phase_timer()
             t0 = clock.last
@@ -86,15 +104,14 @@ def prove_batch(pk: ProvingKey, jobs, backend=None, rs=None, device_lock=None) -
                 clock.t["device_wait"] = (time.perf_counter() - wait0) * 1e3
                 clock.last = time.perf_counter()
                 w = backend.witness(w)
-                if isinstance(abc, CompiledCircuit):
-                    abc = backend.evaluate(abc, w)
+                a, b, c = job.rows_for(backend, w)
+                if job.circuit is not None:  # the SpMV ran here, inside the proof: its own phase
                     clock.lap("spmv")
-                a, b, c = abc
                 if a.shape[0] > n:
                     raise ValueError(f"{a.shape[0]} constraint rows exceed the key's domain {n}")
                 with timer.phase("h"):
                     hc = qap.h_scalars(pk.h_convention, backend, curve, a, b, c, n)
-                del a, b, c, abc
+                del a, b, c
                 clock.lap("ntt_h")
                 with timer.phase("scalars"):
                     canon = backend.witness_scalars(curve, w)

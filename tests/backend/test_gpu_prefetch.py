@@ -71,3 +71,16 @@ def test_prefetch_from_threads_shares_one_pool():
     be.synchronize()
     be.uploader.pool.reclaim()
     assert be.uploader.pool.outstanding == 0
+
+
+def test_host_array_comes_from_the_pinned_pool_and_release_host_returns_only_its_own():
+    """The engine's witness buffers: Backend.host_array / release_host over the uploader's pool."""
+    be = fresh_backend()
+    pool = be.uploader.pool
+    held = be.host_array((100, 4))
+    assert held.shape == (100, 4) and held.dtype == np.uint64
+    assert pool.owns(held) and pool.outstanding == 1
+    be.release_host(np.empty((100, 4), dtype=np.uint64))  # not the pool's: left alone
+    assert pool.outstanding == 1
+    be.release_host(held)
+    assert pool.outstanding == 0

@@ -120,3 +120,14 @@ def test_copy_into_refuses_mismatched_arrays():
         copy_into(np.zeros(8, np.uint64), np.zeros(9, np.uint64))
     with pytest.raises(ValueError, match="C-contiguous"):
         copy_into(np.zeros(8, np.uint64), np.zeros(16, np.uint64)[::2])
+
+
+def test_cpu_backend_host_buffers_are_plain_arrays():
+    """Backend.host_array / release_host / pin_host on a backend without a device: plain memory, as is."""
+    from cuzk.backend.cpu import CpuBackend
+
+    be = CpuBackend()
+    a = be.host_array((3, 4))
+    assert a.shape == (3, 4) and a.dtype == np.uint64
+    be.release_host(a)
+    assert be.pin_host(a) is a

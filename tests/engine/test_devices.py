@@ -29,7 +29,7 @@ class _Nothing:
 def _unit(spec):
     j = job(spec)
     unit = WorkUnit(Batch(spec.circuit_id, [j], time.monotonic()), 0, [j])
-    return SynthesizedUnit(unit, [Member(j, None, (), [])], _Nothing(), _Nothing())
+    return SynthesizedUnit(unit, [Member(j, None, [])], _Nothing(), _Nothing())
 
 
 def _device(ordinal: int, kernel_threads: int = 1) -> Device:

@@ -33,7 +33,7 @@ def child() -> dict:
     cc, w, _ = stamped_sha256(LOG_ROWS)
     pk = setup.generate(cc, backend=CudaBackend(), progress=False)
     rs = [(12345, 67890)]
-    want = prover.prove_batch(pk, [(w, cc)], CudaBackend(), rs=rs)[0]
+    want = prover.prove_batch(pk, [prover.ProofJob(w, circuit=cc)], CudaBackend(), rs=rs)[0]
     pool = cp.get_default_memory_pool()
     gc.collect()  # the unconstrained backends (their resident bases) go back to the pool, then to the device
     pool.free_all_blocks()
@@ -62,7 +62,7 @@ def child() -> dict:
     t = threading.Thread(target=sample)
     t.start()
     try:
-        got = prover.prove_batch(pk, [(w, cc)], backend, rs=rs)[0]
+        got = prover.prove_batch(pk, [prover.ProofJob(w, circuit=cc)], backend, rs=rs)[0]
     finally:
         stop.set()
         t.join()

@@ -76,14 +76,14 @@ def test_prove_batch_and_verify_batch(keyed):
     curve, cc, pk = keyed
     pvk = PreparedVerifyingKey(pk.vk)
     xs = [2, 7, 11]
-    jobs = [(w, evaluate(cc, w)) for w in (witness(curve, x) for x in xs)]
+    jobs = [prover.ProofJob(w, rows=evaluate(cc, w)) for w in (witness(curve, x) for x in xs)]
     proofs = prover.prove_batch(pk, jobs, backend=get_backend("cpu"))
     inputs = [public(curve, x) for x in xs]
     assert all(verify(pvk, p, x) for p, x in zip(proofs, inputs))
     assert verify_batch(pvk, proofs, inputs)
     assert not verify_batch(pvk, proofs, [inputs[0], inputs[2], inputs[1]])
     # fresh randomness: two proofs of the same witness differ
-    again = prover.prove(pk, jobs[0][0], jobs[0][1], backend=get_backend("cpu"))
+    again = prover.prove(pk, jobs[0].w, jobs[0].rows, backend=get_backend("cpu"))
     assert not (again.a == proofs[0].a).all()
 
 
@@ -158,7 +158,8 @@ def test_device_lock_is_held_around_backend_work_only(keyed):
             events.append(("exit",))
 
     ws = [witness(curve, x) for x in (3, 4)]
-    proofs = prover.prove_batch(loaded, [(w, evaluate(cc, w)) for w in ws], get_backend("cpu"), device_lock=Lock())
+    jobs = [prover.ProofJob(w, rows=evaluate(cc, w)) for w in ws]
+    proofs = prover.prove_batch(loaded, jobs, get_backend("cpu"), device_lock=Lock())
     assert events == [("enter", True), ("exit",)] * 2
     pvk = PreparedVerifyingKey(pk.vk)
     assert all(verify(pvk, p, public(curve, x)) for p, x in zip(proofs, (3, 4)))

@@ -62,10 +62,10 @@ def test_proofs_under_a_budget_equal_the_unconstrained_ones_and_verify(case):
     budget = forcing_budget(pk, cc)
     small = CpuBackend(memory_limit=budget)
     rs = [(12345, 67890)]
-    got = prover.prove_batch(pk, [(w, cc)], small, rs=rs)[0]
+    got = prover.prove_batch(pk, [prover.ProofJob(w, circuit=cc)], small, rs=rs)[0]
     plan = small.plan
     assert plan.split_h and not plan.resident
-    want = prover.prove_batch(pk, [(w, cc)], CpuBackend(), rs=rs)[0]
+    want = prover.prove_batch(pk, [prover.ProofJob(w, circuit=cc)], CpuBackend(), rs=rs)[0]
     for x, y in ((got.a, want.a), (got.b, want.b), (got.c, want.c)):
         assert np.array_equal(x, y)
     public = cc.fr.to_ints(w[1:cc.num_inputs])
@@ -75,4 +75,4 @@ def test_proofs_under_a_budget_equal_the_unconstrained_ones_and_verify(case):
 def test_a_budget_too_small_for_one_chunk_is_refused_before_any_work(case):
     cc, w, pk = case
     with pytest.raises(mp.MemoryBudgetError, match="too small for this proof"):
-        prover.prove_batch(pk, [(w, cc)], CpuBackend(memory_limit=1000))
+        prover.prove_batch(pk, [prover.ProofJob(w, circuit=cc)], CpuBackend(memory_limit=1000))

@@ -153,7 +153,8 @@ def test_prove_batch_equals_prove_one_by_one_and_verifies(keyed):
     xs = [2, 5, 9, 14]
     rng = np.random.default_rng(1)
     rs = [tuple(int(v) % fr.p for v in rng.integers(1, 2**62, 2)) for _ in xs]
-    jobs = [(witness(x), evaluate(cc, witness(x)) if i % 2 else cc) for i, x in enumerate(xs)]
+    jobs = [prover.ProofJob(witness(x), rows=evaluate(cc, witness(x))) if i % 2
+            else prover.ProofJob(witness(x), circuit=cc) for i, x in enumerate(xs)]
     t0 = time.perf_counter()
     batch = prover.prove_batch(pk, jobs, backend=cpu, rs=rs)
     wall_ms = (time.perf_counter() - t0) * 1e3
@@ -161,8 +162,8 @@ def test_prove_batch_equals_prove_one_by_one_and_verifies(keyed):
     for p in batch:
         assert_phases_add_up(p.timings, wall_ms)
     assert sum(p.timings["total"] for p in batch) <= wall_ms  # the proofs of a pass follow each other
-    for (w, abc), (r, s), p, x in zip(jobs, rs, batch, xs):
-        one = prover.prove(pk, w, abc, backend=cpu, r=r, s=s)
+    for job, (r, s), p, x in zip(jobs, rs, batch, xs):
+        one = prover.prove_batch(pk, [job], backend=cpu, rs=[(r, s)])[0]
         assert all(np.array_equal(getattr(one, k), getattr(p, k)) for k in ("a", "b", "c"))
         assert verify(pvk, p, [(x * x + x + 3) % fr.p])
     assert not lookahead_threads()
@@ -175,7 +176,8 @@ def test_prove_batch_reports_a_bad_witness_at_its_own_turn(keyed, bad):
     ws[bad] = ws[bad][:-1]  # one variable short
     lock = Recorder()
     with pytest.raises(ValueError, match=f"witness has {pk.num_vars - 1} variables, the key expects {pk.num_vars}"):
-        prover.prove_batch(pk, [(w, cc) for w in ws], backend=get_backend("cpu"), device_lock=lock)
+        prover.prove_batch(pk, [prover.ProofJob(w, circuit=cc) for w in ws], backend=get_backend("cpu"),
+                           device_lock=lock)
     assert lock.entered == bad  # the jobs before it were proven, none after it started
     assert not lookahead_threads()
 
@@ -188,7 +190,8 @@ def test_prove_batch_failure_in_a_proof_leaves_nothing_running(keyed):
     a, b, c = evaluate(cc, w)
     too_many = np.zeros((pk.domain_size + 1, 4), dtype=np.uint64)
     with pytest.raises(ValueError, match="constraint rows exceed"):
-        prover.prove_batch(pk, [(w, (too_many, b, c)), (w, (a, b, c))], backend=get_backend("cpu"))
+        prover.prove_batch(pk, [prover.ProofJob(w, rows=(too_many, b, c)), prover.ProofJob(w, rows=(a, b, c))],
+                           backend=get_backend("cpu"))
     assert not lookahead_threads()
 
 
@@ -205,19 +208,19 @@ def test_cuda_prove_batch_with_prefetch_matches_cpu_and_returns_every_buffer(key
     fr = get_curve(CURVE).fr
     xs = [3, 4, 5, 6, 7]
     rs = [(11 + k, 23 + k) for k in range(len(xs))]
-    jobs = [(witness(x), cc) for x in xs]
+    jobs = [prover.ProofJob(witness(x), circuit=cc) for x in xs]
     proofs = prover.prove_batch(pk, jobs, backend=be, rs=rs)
     pvk = PreparedVerifyingKey(pk.vk)
     cpu = get_backend("cpu")
-    for (w, _), (r, s), p, x in zip(jobs, rs, proofs, xs):
+    for job, (r, s), p, x in zip(jobs, rs, proofs, xs):
         assert verify(pvk, p, [(x * x + x + 3) % fr.p])
-        one = prover.prove(pk, w, evaluate(cc, w), backend=cpu, r=r, s=s)
+        one = prover.prove(pk, job.w, evaluate(cc, job.w), backend=cpu, r=r, s=s)
         assert all(np.array_equal(getattr(one, k), getattr(p, k)) for k in ("a", "b", "c"))
         assert "gpu:wait_witness" in p.timings
     pool = be.uploader.pool
     pool.reclaim()  # every copy ended before its proof's results came back: nothing waits
     assert pool.outstanding == 0
-    assert pool.pinned_bytes <= 2 * jobs[0][0].nbytes  # one job ahead: two staging buffers at most
+    assert pool.pinned_bytes <= 2 * jobs[0].w.nbytes  # one job ahead: two staging buffers at most
 
 
 @pytest.mark.gpu
@@ -227,15 +230,17 @@ def test_cuda_prove_batch_errors_return_every_buffer(keyed):
     ws = [witness(x) for x in (3, 4, 5)]
     short = [ws[0], ws[1][:-1], ws[2]]
     with pytest.raises(ValueError, match="witness has"):
-        prover.prove_batch(pk, [(w, cc) for w in short], backend=be)
+        prover.prove_batch(pk, [prover.ProofJob(w, circuit=cc) for w in short], backend=be)
     w = ws[0]
     a, b, c = evaluate(cc, w)
     too_many = np.zeros((pk.domain_size + 1, 4), dtype=np.uint64)
     with pytest.raises(ValueError, match="constraint rows exceed"):  # job 1 was prefetched and never used
-        prover.prove_batch(pk, [(w, (too_many, b, c)), (w, (a, b, c))], backend=be)
+        prover.prove_batch(pk, [prover.ProofJob(w, rows=(too_many, b, c)), prover.ProofJob(w, rows=(a, b, c))],
+                           backend=be)
     be.uploader.pool.reclaim(wait=True)
     assert be.uploader.pool.outstanding == 0
-    proofs = prover.prove_batch(pk, [(w, cc), (ws[1], cc)], backend=be)  # the backend still proves
+    again = [prover.ProofJob(w, circuit=cc), prover.ProofJob(ws[1], circuit=cc)]
+    proofs = prover.prove_batch(pk, again, backend=be)  # the backend still proves
     assert verify(PreparedVerifyingKey(pk.vk), proofs[1], [(16 + 4 + 3) % get_curve(CURVE).fr.p])
 
 
@@ -249,7 +254,7 @@ def test_cuda_single_job_under_a_device_lock_uploads_before_taking_it(keyed):
     cc, pk = keyed
     be = cuda_backend()
     lock = threading.Lock()
-    [p] = prover.prove_batch(pk, [(witness(4), cc)], backend=be, device_lock=lock)
+    [p] = prover.prove_batch(pk, [prover.ProofJob(witness(4), circuit=cc)], backend=be, device_lock=lock)
     assert "gpu:wait_witness" in p.timings and "gpu:h2d_witness" not in p.timings, p.timings
     assert verify(PreparedVerifyingKey(pk.vk), p, [(16 + 4 + 3) % get_curve(CURVE).fr.p])
     be.uploader.pool.reclaim(wait=True)

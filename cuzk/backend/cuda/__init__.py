@@ -71,6 +71,14 @@ class CudaBackend(Backend):
         out[...] = a
         return out
 
+    def host_array(self, shape, dtype=np.uint64) -> np.ndarray:
+        """A pinned array from the uploader's pool: its upload skips the staging copy."""
+        return self.uploader.host_array(shape, dtype)
+
+    def release_host(self, a: np.ndarray) -> None:
+        if self.uploader.pool.owns(a):
+            self.uploader.release(a)
+
     def witness(self, w):
         if isinstance(w, Prefetched):  # the current stream waits for the copy; the host does not
             with self.device:

@@ -20,8 +20,7 @@ from ..errors import ShuttingDown
 @dataclass
 class Member:
     job: object  # Job
-    w: object
-    abc: tuple
+    proof_job: object  # groth16.prover.ProofJob: the witness and its rows (or the circuit giving them)
     public_inputs: list
     reuse_witness: bool = False  # w came from the engine's WitnessBuffers
 
@@ -53,7 +52,7 @@ class SynthesizedUnit:
         if self.buffers is not None:
             for m in self.members:
                 if m.reuse_witness:
-                    self.buffers.give(m.w)
+                    self.buffers.give(m.proof_job.w)
         self.members = []
         self.reservation.release()
         self.lease.release()

@@ -24,7 +24,7 @@ import numba
 
 from cuzk.errors import CuzkError
 from cuzk.formats import proof_bytes
-from cuzk.groth16.prover import prove_batch
+from cuzk.groth16.prover import ProofJob, prove_batch
 
 from ..catalog.registry import host_working_bytes
 from ..errors import BudgetTooSmall, Cancelled, ShuttingDown
@@ -130,10 +130,10 @@ def synthesize_unit(engine, unit, slot, lane: str = "synth") -> None:
                     else:
                         wit = spec.witness(parsed, p)
                 if rows_on_device:  # the prover evaluates the circuit where the witness goes
-                    abc = spec.compiled()
+                    proof_job = ProofJob(wit.w, circuit=spec.compiled())
                 else:
                     with tr.stage(lane, "spmv", one):
-                        abc = spec.rows(wit.w)
+                        proof_job = ProofJob(wit.w, rows=spec.rows(wit.w))
             except Exception as exc:
                 engine.fail_job(job, f"partition {p} synthesis failed: {describe_error(exc)}")
                 if not isinstance(exc, (CuzkError, ValueError)):
@@ -143,7 +143,7 @@ def synthesize_unit(engine, unit, slot, lane: str = "synth") -> None:
             job.add_time(synthesis_ms=ms)
             job.public_inputs[p] = wit.public_inputs
             engine.metrics.observe_phase(job, "synthesis", ms / 1e3)
-            members.append(Member(job, wit.w, abc, wit.public_inputs, reuse_witness=bool(spec.witness_vars)))
+            members.append(Member(job, proof_job, wit.public_inputs, reuse_witness=bool(spec.witness_vars)))
         if len(members) < len(live):
             reservation.release(per_job * (len(live) - len(members)))
         if not members:
@@ -243,7 +243,7 @@ def prove_item(engine, device, worker_id: int, item: SynthesizedUnit) -> None:
             engine.fault_injector(item)
         # on a GPU the lock covers each proof's device work only (see prove_batch)
         lock = device.lock if device.kind == "cuda" else None
-        proofs = prove_batch(pk, [(m.w, m.abc) for m in members], device.backend, device_lock=lock)
+        proofs = prove_batch(pk, [m.proof_job for m in members], device.backend, device_lock=lock)
         device.sample_memory()
     except Exception as exc:
         tr.clear_active(lane)
