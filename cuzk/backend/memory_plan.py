@@ -12,6 +12,10 @@ prover instead:
 - computes H one vector at a time (`split_h`: the others parked in host memory, every
   pointwise step in chunks of `elementwise`), instead of all of a, b, c and the coset tables
   at once;
+- where even that does not fit (a 2^27 partition under 16 GiB), keeps the witness in pinned
+  host memory during H (`park_witness`): it is uploaded for each of the three SpMVs and once
+  more for the MSMs' scalars, 3 more uploads of ~4 GiB, instead of sitting beside the
+  transforms' vector and scratch;
 - uploads the next witness during a proof only where it fits (`prefetch`).
 
 The plan is arithmetic on the proof's shape, the same for every backend: the CUDA backend
@@ -76,6 +80,7 @@ class MemoryPlan:
     matrices_resident: bool  # the SpMV's matrices stay on the device (else uploaded one at a time)
     prefetch: bool  # the next witness may upload during a proof
     table_room: int  # bytes MSM window tables may take
+    park_witness: bool = False  # the witness stays in host memory during H, uploaded where used
 
     def chunk_points(self, point_bytes: int) -> int:
         return max(1, self.chunk_bytes // point_bytes)
@@ -87,7 +92,8 @@ class MemoryPlan:
         streamed = [k for k in ORDER if k not in self.resident]
         return (f"device budget {_gib(self.budget)}: resident {', '.join(sorted(self.resident)) or 'none'}; "
                 f"streamed {', '.join(streamed) or 'none'} in chunks of {_gib(self.chunk_bytes)}; "
-                f"H {'split, one vector at a time' if self.split_h else 'whole'}; "
+                f"H {'split, one vector at a time' if self.split_h else 'whole'}"
+                f"{', witness parked in host memory' if self.park_witness else ''}; "
                 f"tables {_gib(self.table_room)}")
 
 
@@ -119,14 +125,18 @@ def whole_h_bytes(s: ProofShape) -> int:
     return FR * (s.num_vars + 3 * s.rows) + int(FR * 6.5 * s.n) + sum(s.matrices)
 
 
-def split_h_bytes(s: ProofShape, elementwise: int, matrices_resident: bool) -> int:
-    """H one vector at a time, beside the witness: while a row vector is evaluated, the matrix (one
-    at a time unless all are resident) and the zero-padded vector; while it is transformed, the
-    vector, the transform's scratch (its last pass cannot write in place), and per pointwise chunk
-    three cached power tables, a scaled one and a parked vector's chunk; throughout, the twiddles
-    of both directions (n/2 each), which ntt.py keeps once built."""
+def split_h_bytes(s: ProofShape, elementwise: int, matrices_resident: bool, park_witness: bool = False) -> int:
+    """H one vector at a time: while a row vector is evaluated, the witness, the matrix (one at a
+    time unless all are resident) and the zero-padded vector; while it is transformed, the vector,
+    the transform's scratch (its last pass cannot write in place), and per pointwise chunk three
+    cached power tables, a scaled one and a parked vector's chunk; throughout, the twiddles of
+    both directions (n/2 each), which ntt.py keeps once built, and the witness unless parked."""
     mats = sum(s.matrices) if matrices_resident else max(s.matrices, default=0)
-    return FR * (s.num_vars + s.n) + max(FR * s.n + mats, FR * 2 * s.n + 5 * FR * elementwise)
+    witness = FR * s.num_vars
+    evaluate, transform = witness + FR * s.n + mats, FR * 2 * s.n + 5 * FR * elementwise
+    if not park_witness:
+        transform += witness
+    return FR * s.n + max(evaluate, transform)
 
 
 def bucket_bytes(points: int, point_bytes: int) -> int:
@@ -175,9 +185,14 @@ def plan(s: ProofShape, budget: int | None, min_chunk_bytes: int = 1 << 16,
     mats_resident = split_h_bytes(s, elementwise, True) <= budget // 2
     h_need = whole_h_bytes(s) if whole_h_bytes(s) <= budget // 2 else split_h_bytes(s, elementwise, mats_resident)
     split = h_need != whole_h_bytes(s)
+    # over the budget: the witness waits in host memory while H transforms (3 uploads of it more),
+    # before pointwise chunks shrink (at 2^27, chunks of 2^10 would cost ~10^5 kernel launches more)
+    park = split and h_need > budget
+    if park:
+        h_need = split_h_bytes(s, elementwise, mats_resident, park)
     while split and h_need > budget and elementwise > min_elementwise:
         elementwise //= 2
-        h_need = split_h_bytes(s, elementwise, mats_resident)
+        h_need = split_h_bytes(s, elementwise, mats_resident, park)
     chunk = min(STREAM_TARGET, largest)
     while chunk >= min_chunk_bytes and msm_bytes(s, chunk, True, buckets, split) > budget:
         chunk //= 2
@@ -196,9 +211,9 @@ def plan(s: ProofShape, budget: int | None, min_chunk_bytes: int = 1 << 16,
             used += extra
     streaming = len(resident) < len(s.bases)
     peak = used + max(h_need, msm_bytes(s, chunk, streaming, buckets, split))
-    prefetch = peak + FR * s.num_vars <= budget
+    prefetch = not park and peak + FR * s.num_vars <= budget
     return MemoryPlan(cap, frozenset(resident), chunk, split, elementwise, mats_resident, prefetch,
-                      max(0, budget - peak) if not streaming else 0)
+                      max(0, budget - peak) if not streaming else 0, park)
 
 
 def chunks(count: int, size: int):

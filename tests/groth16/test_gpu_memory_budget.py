@@ -1,6 +1,7 @@
 """A proof on the GPU under a device-memory budget small enough that the plan streams every base,
-chunks every MSM and splits H (gpu marked): CuPy's pool never holds more than the cap, the proof
-equals the unconstrained one with the same r, s, and verifies.
+chunks every MSM and splits H, and under a smaller one that also parks the witness in host memory
+during H (gpu marked): CuPy's pool never holds more than the cap, the proof equals the
+unconstrained one with the same r, s, and verifies.
 
 The proof runs in a child process: the pool's cap is per process and device, and the other GPU
 tests' backends keep bases and NTT tables in the pool."""
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.gpu
 LOG_ROWS = 16
 
 
-def child() -> dict:
+def child(park: bool) -> dict:
     import cupy as cp
 
     from cuzk.backend import memory_plan as mp
@@ -43,13 +44,13 @@ def child() -> dict:
     used = pool.total_bytes()
     limits = {"min_chunk_bytes": 1 << 16, "min_elementwise": 1 << 10, "buckets": True}
     budget = None
-    for mib in range(64, 1, -1):  # the largest budget whose plan streams everything and splits H
-        try:
-            p = mp.plan(shape, used + (mib << 20), **limits)
+    for kib in range(64 << 10, 1 << 10, -256):  # the largest budget whose plan streams everything, splits H
+        try:                                       # and, with `park`, parks the witness
+            p = mp.plan(shape, used + (kib << 10), **limits)
         except mp.MemoryBudgetError:
             continue
-        if p.split_h and not p.resident and p.chunk_points(96) < shape.n // 2:
-            budget = mib << 20
+        if p.split_h and not p.resident and p.chunk_points(96) < shape.n // 2 and p.park_witness == park:
+            budget = kib << 10
             break
     assert budget is not None, "no budget forces every streaming path"
     backend = CudaBackend(memory_limit=used + budget)
@@ -69,21 +70,24 @@ def child() -> dict:
     plan = backend.plan
     public = cc.fr.to_ints(w[1:cc.num_inputs])
     return {"cap": used + budget, "peak": max(peak[0], pool.total_bytes()), "split": plan.split_h,
+            "parked": plan.park_witness,
             "resident": sorted(plan.resident), "equal": all(np.array_equal(x, y) for x, y in
                                                              ((got.a, want.a), (got.b, want.b), (got.c, want.c))),
             "verified": bool(verify(PreparedVerifyingKey(pk.vk), got, public))}
 
 
-def test_the_pool_stays_under_the_cap_and_the_proof_verifies():
+@pytest.mark.parametrize("park", [False, True], ids=["streamed", "witness-parked"])
+def test_the_pool_stays_under_the_cap_and_the_proof_verifies(park):
     root = Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, __file__, "child"], cwd=root, capture_output=True, text=True, timeout=900)
+    out = subprocess.run([sys.executable, __file__, "child", str(int(park))], cwd=root, capture_output=True,
+                         text=True, timeout=900)
     assert out.returncode == 0, out.stderr[-4000:]
     r = json.loads(out.stdout.strip().splitlines()[-1])
-    assert r["split"] and r["resident"] == []
+    assert r["split"] and r["resident"] == [] and r["parked"] == park
     assert r["peak"] <= r["cap"]
     assert r["equal"] and r["verified"]
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["child"]:
+if __name__ == "__main__" and sys.argv[1:2] == ["child"]:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    print(json.dumps(child()))
+    print(json.dumps(child(sys.argv[2] == "1")))

@@ -21,7 +21,9 @@ from . import ntt as _ntt
 from .events import EventTimer
 from .module import fn
 from .. import window_tables as wt
+from ..staging import copy_into
 from .host_pin import PinnedHost
+from .split_ops import DeferredRows, DeviceSplitOps, pinned_empty
 from .transfer import Prefetched, Uploader
 
 TABLE_RESERVE = 0.05  # of the device's memory, left free by a window table for the rest of the proof
@@ -80,6 +82,8 @@ class CudaBackend(Backend):
             self.uploader.release(a)
 
     def witness(self, w):
+        if self.plan is not None and self.plan.park_witness and not isinstance(w, (Prefetched, cp.ndarray)):
+            return self._parked(w)
         if isinstance(w, Prefetched):  # the current stream waits for the copy; the host does not
             with self.device:
                 with self._phase("wait_witness"):
@@ -88,6 +92,18 @@ class CudaBackend(Backend):
             return w.array
         with self.device, self._phase("h2d_witness"):
             return self.uploader.upload(w)
+
+    def _parked(self, w: np.ndarray) -> np.ndarray:
+        """The witness in page-locked host memory (the plan's park_witness): its uploads for H's SpMVs
+        and the MSMs' scalars run at the DMA rate. A witness the engine's synthesis wrote into the
+        uploader's pool is there already; another is copied once."""
+        w = np.ascontiguousarray(w)
+        if self.uploader.pool.owns(w):
+            return w
+        with self._phase("park_witness"):
+            host = pinned_empty(w.shape, w.dtype)
+            copy_into(host, w)
+        return host
 
     def prefetch(self, w):
         """Starts w's upload on this backend's copy stream through the pinned pool
@@ -118,8 +134,6 @@ class CudaBackend(Backend):
         return plan
 
     def split_ops(self, curve):
-        from .split_ops import DeviceSplitOps
-
         return DeviceSplitOps(self, as_curve(curve), self.plan.elementwise)
 
     def quotient(self, curve, a, b, c, n, shift, scale, to_coefficients, count):
@@ -178,10 +192,9 @@ class CudaBackend(Backend):
 
         name = as_curve(circuit.curve).name
         if self.plan is not None and self.plan.split_h:
-            from .split_ops import DeferredRows
-
-            with self.device:
-                w = to_device(w)
+            if not self.plan.park_witness:  # parked: each DeferredRows uploads it for its SpMV
+                with self.device:
+                    w = to_device(w)
             if w.shape[0] != circuit.num_vars:
                 raise ValueError(f"witness has {w.shape[0]} variables, the circuit {circuit.num_vars}")
             return tuple(DeferredRows(self, circuit, i, w) for i in range(len(circuit.matrices)))
@@ -194,9 +207,12 @@ class CudaBackend(Backend):
     def witness_scalars(self, curve, w):
         name = as_curve(curve).name
         with self.device:
-            w = to_device(w)
+            if isinstance(w, cp.ndarray):
+                out = cp.empty_like(w)
+            else:  # a host witness (parked during H): uploaded here and converted in place
+                with self._phase("h2d_witness"):
+                    w = out = cp.asarray(np.ascontiguousarray(w))
             n = int(w.shape[0])
-            out = cp.empty_like(w)
             if n:
                 fn(name, "fr_from_mont")(((n + 255) // 256,), (256,), (w, out, np.uint64(n)))
             return out

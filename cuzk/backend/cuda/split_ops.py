@@ -22,14 +22,20 @@ THREADS = 256
 
 class DeferredRows:
     """A row vector (a, b or c) of a compiled circuit, evaluated by the SpMV only when the split H
-    computation loads it, so that a, b and c are never on the device together."""
+    computation loads it, so that a, b and c are never on the device together. `w` is the device
+    witness, or under the plan's park_witness the page-locked host one, uploaded for this SpMV
+    and dropped after it."""
 
-    def __init__(self, backend, circuit, index: int, w: cp.ndarray):
+    def __init__(self, backend, circuit, index: int, w):
         self.backend, self.circuit, self.index, self.w = backend, circuit, index, w
         self.shape = (int(circuit.num_rows), 4)
 
     def into(self, out: cp.ndarray) -> None:
-        self.backend.spmv_into(self.circuit, self.index, self.w, out)
+        w = self.w
+        if not isinstance(w, cp.ndarray):
+            with self.backend._phase("h2d_witness"):
+                w = cp.asarray(w)
+        self.backend.spmv_into(self.circuit, self.index, w, out)
 
 
 def pinned_empty(shape, dtype=np.uint64) -> np.ndarray:
