@@ -39,9 +39,7 @@ class Fixture:
     zkey = _file("{circuit}.zkey")
     r1cs = _file("{circuit}.r1cs")
     wtns = _file("witness.wtns")
-    vk = _file("vk.json")
-    proof = _file("proof.json")
-    public = _file("public.json")
+    vk, proof, public = (_file(f"{name}.json") for name in ("vk", "proof", "public"))  # snarkjs's outputs
 
 
 def fixture(circuit: str, curve: str) -> Fixture:

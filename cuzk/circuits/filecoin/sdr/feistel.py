@@ -60,20 +60,21 @@ def bswap64(x):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _g(a, b, c, d, x, y):
+def _half(a, b, c, d, x, rd, ld, rb, lb):
+    """Half of G, taking message word x: d rotated right by rd (ld = 64 - rd), b by rb (lb = 64 - rb)."""
     a = a + b + x
     d ^= a
-    d = (d >> _R32) | (d << _R32)
+    d = (d >> rd) | (d << ld)
     c = c + d
     b ^= c
-    b = (b >> _R24) | (b << _R40)
-    a = a + b + y
-    d ^= a
-    d = (d >> _R16) | (d << _R48)
-    c = c + d
-    b ^= c
-    b = (b >> _R63) | (b << _R1)
+    b = (b >> rb) | (b << lb)
     return a, b, c, d
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _g(a, b, c, d, x, y):
+    a, b, c, d = _half(a, b, c, d, x, _R32, _R32, _R24, _R40)
+    return _half(a, b, c, d, y, _R16, _R48, _R63, _R1)
 
 
 @njit(nogil=True, cache=True, inline="always")
