@@ -14,6 +14,7 @@ import threading
 import time
 
 from cuzk.engine import JobResult, JobState, Priority
+from cuzk.forward import forward
 
 ATTEMPT_SEP = "~"
 
@@ -40,13 +41,8 @@ class FrontJob:
         self.done = threading.Event()
         self._lock = threading.Lock()
 
-    @property
-    def circuit_id(self) -> str:
-        return self.spec.circuit_id
-
-    @property
-    def terminal(self) -> bool:
-        return self.state.terminal
+    circuit_id = forward("spec.circuit_id")
+    terminal = forward("state.terminal")
 
     @property
     def node_job_id(self) -> str:

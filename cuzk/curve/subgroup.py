@@ -142,18 +142,19 @@ def describe_indices(bad: np.ndarray, offset: int = 0, limit: int = 5) -> str:
     return f"elements {shown}{more}"
 
 
-def validate_points(group: Group, points, *, check_subgroup: bool = True, what: str = "point") -> None:
-    """Raise ValidationError unless every point is on the curve (and in the subgroup)."""
+def validate_points(group: Group, points, *, check_subgroup: bool = True, what: str = "point",
+                    where: str = "") -> None:
+    """Raise ValidationError unless every point is on the curve (and in the subgroup); the
+    message begins with `where` (default "<group> <what>") and names the failing elements."""
     a = as_points(group, points)
+    where = where or f"{group} {what}"
     on = group.is_on_curve(a)
     if not on.all():
-        raise ValidationError(f"{group} {what}: {describe_indices(~on)}: point is not on the curve")
+        raise ValidationError(f"{where}: {describe_indices(~on)}: point is not on the curve")
     if check_subgroup:
         sub = in_subgroup(group, a)
         if not sub.all():
-            raise ValidationError(
-                f"{group} {what}: {describe_indices(~sub)}: point is not in the prime-order subgroup"
-            )
+            raise ValidationError(f"{where}: {describe_indices(~sub)}: point is not in the prime-order subgroup")
 
 
 def curve_b(group: Group) -> np.ndarray:

@@ -9,14 +9,20 @@ def fq2_mul(a: tuple[int, int], b: tuple[int, int], p: int) -> tuple[int, int]:
     return ((a[0] * b[0] - a[1] * b[1]) % p, (a[0] * b[1] + a[1] * b[0]) % p)
 
 
-def fq2_pow(a: tuple[int, int], e: int, p: int) -> tuple[int, int]:
-    r = (1, 0)
+def power(a, e: int, one, mul):
+    """a^e (e >= 0) by square and multiply, for any associative `mul` with identity `one`
+    (Fq2 pairs here; gadgets.poseidon.fp_linalg's matrices too)."""
+    r = one
     while e:
         if e & 1:
-            r = fq2_mul(r, a, p)
-        a = fq2_mul(a, a, p)
+            r = mul(r, a)
+        a = mul(a, a)
         e >>= 1
     return r
+
+
+def fq2_pow(a: tuple[int, int], e: int, p: int) -> tuple[int, int]:
+    return power(a, e, (1, 0), lambda x, y: fq2_mul(x, y, p))
 
 
 def fq2_inv(a: tuple[int, int], p: int) -> tuple[int, int]:

@@ -14,6 +14,15 @@ from __future__ import annotations
 from .codegen import Source
 
 
+def _unary(fn: str):
+    """The Fq2Code method recording `fn(a)`; a known zero (None) stays None."""
+
+    def method(self, a):
+        return None if a is None else self.let(f"{fn}({a})")
+
+    return method
+
+
 class Fq2Code(Source):
     """Records Fq2 operations over the field module's fq2_* functions."""
 
@@ -31,26 +40,12 @@ class Fq2Code(Source):
             return self.neg(b)
         return self.let(f"fq2_sub({a}, {b})")
 
-    def _un(self, fn, a):
-        return None if a is None else self.let(f"{fn}({a})")
-
-    def neg(self, a):
-        return self._un("fq2_neg", a)
-
-    def dbl(self, a):
-        return self._un("fq2_dbl", a)
-
-    def sqr(self, a):
-        return self._un("fq2_sqr", a)
-
-    def xi(self, a):
-        return self._un("fq2_mul_xi", a)
-
-    def conj(self, a):
-        return self._un("fq2_conj", a)
-
-    def inv(self, a):
-        return self._un("fq2_inv", a)
+    neg = _unary("fq2_neg")
+    dbl = _unary("fq2_dbl")
+    sqr = _unary("fq2_sqr")
+    xi = _unary("fq2_mul_xi")
+    conj = _unary("fq2_conj")
+    inv = _unary("fq2_inv")
 
     def mul(self, a, b):
         if a is None or b is None:

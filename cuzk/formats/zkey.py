@@ -50,7 +50,7 @@ import numpy as np
 from numba import njit
 
 from cuzk.curve import Group
-from cuzk.curve.subgroup import describe_indices, in_subgroup
+from cuzk.curve.subgroup import describe_indices, validate_points
 from cuzk.errors import FormatError, ValidationError
 from cuzk.groth16.keys import H_SNARKJS, ProvingKey, VerifyingKey
 from cuzk.r1cs.compiled import CsrMatrix
@@ -250,13 +250,7 @@ class ZKey:
             raise FormatError(f"{self.path}: {what}: {describe_indices(~ok)}: coordinate not below the base field prime")
         if not (self.check_points or check_subgroup):  # an explicit subgroup check (validate) checks all
             return pts
-        on = group.is_on_curve(pts)
-        if not on.all():
-            raise ValidationError(f"{self.path}: {what}: {describe_indices(~on)}: point is not on the curve")
-        if check_subgroup:
-            sub = in_subgroup(group, pts)
-            if not sub.all():
-                raise ValidationError(f"{self.path}: {what}: {describe_indices(~sub)}: point is not in the prime-order subgroup")
+        validate_points(group, pts, check_subgroup=check_subgroup, where=f"{self.path}: {what}")
         return pts
 
     def _points(self, stype: int, group: Group, count: int, check_subgroup: bool = False) -> np.ndarray:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cuzk.forward import forward
 from cuzk.r1cs import Template
 
 from .bit_tape import BitProgram
@@ -29,13 +30,8 @@ class StampedGadget:
         """Interface size (template inputs other than ONE)."""
         return self.template.num_inputs - 1
 
-    @property
-    def num_aux(self) -> int:
-        return self.template.num_aux
-
-    @property
-    def num_constraints(self) -> int:
-        return self.template.num_constraints
+    num_aux = forward("template.num_aux")
+    num_constraints = forward("template.num_constraints")
 
     def stamp(self, cs, inputs: np.ndarray, aux_values=None) -> np.ndarray:
         """Stamp len(inputs) copies into `cs`; returns the output variables int64[N, n_out].

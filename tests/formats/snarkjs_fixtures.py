@@ -25,35 +25,21 @@ CASES = [(c, k) for c in CIRCUITS for k in SNARKJS_CURVES]
 CASE_IDS = [f"{c}-{k}" for c, k in CASES]
 
 
+def _file(name: str) -> property:
+    """The fixture's file `name` ("{circuit}" stands for the circuit's name)."""
+    return property(lambda self: self.dir / name.format(circuit=self.circuit))
+
+
 @dataclass(frozen=True)
 class Fixture:
     circuit: str
     curve: str  # cuzk curve name
     dir: Path
 
-    @property
-    def zkey(self) -> Path:
-        return self.dir / f"{self.circuit}.zkey"
-
-    @property
-    def r1cs(self) -> Path:
-        return self.dir / f"{self.circuit}.r1cs"
-
-    @property
-    def wtns(self) -> Path:
-        return self.dir / "witness.wtns"
-
-    @property
-    def vk(self) -> Path:
-        return self.dir / "vk.json"
-
-    @property
-    def proof(self) -> Path:
-        return self.dir / "proof.json"
-
-    @property
-    def public(self) -> Path:
-        return self.dir / "public.json"
+    zkey = _file("{circuit}.zkey")
+    r1cs = _file("{circuit}.r1cs")
+    wtns = _file("witness.wtns")
+    vk, proof, public = (_file(f"{name}.json") for name in ("vk", "proof", "public"))  # snarkjs's outputs
 
 
 def fixture(circuit: str, curve: str) -> Fixture:

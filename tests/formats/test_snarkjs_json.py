@@ -81,24 +81,31 @@ def mutated(obj, path, value):
 
 
 @pytest.mark.parametrize(
-    "path,value,exc,pattern",
+    "kind,path,value,exc,pattern",
     [
-        (("pi_a",), KeyError, FormatError, "missing field 'pi_a'"),
-        (("protocol",), "plonk", FormatError, "'protocol': 'plonk'"),
-        (("curve",), 254, FormatError, "'curve': expected a string"),
-        (("pi_a", 0), "12x", FormatError, "pi_a.*'12x' is not a decimal"),
-        (("pi_a", 0), "-5", FormatError, "pi_a.*not a decimal"),
-        (("pi_b", 0), ["1"], FormatError, r"pi_b: coordinate \[0\] \(x\): expected a pair"),
-        (("pi_c",), "0", FormatError, "pi_c.*expected a list"),
-        (("pi_a", 0), str(get_curve("bn254").fq.p), FormatError, "pi_a.*not canonical"),
-        (("pi_a", 1), "5", ValidationError, "pi_a.*not on the curve"),
-        (("pi_b", 1, 0), "5", ValidationError, "pi_b.*not on the curve"),
+        ("proof", ("pi_a",), KeyError, FormatError, "missing field 'pi_a'"),
+        ("proof", ("protocol",), "plonk", FormatError, "'protocol': 'plonk'"),
+        ("proof", ("curve",), 254, FormatError, "'curve': expected a string"),
+        ("proof", ("pi_a", 0), "12x", FormatError, "pi_a.*'12x' is not a decimal"),
+        ("proof", ("pi_a", 0), "-5", FormatError, "pi_a.*not a decimal"),
+        ("proof", ("pi_b", 0), ["1"], FormatError, r"pi_b: coordinate \[0\] \(x\): expected a pair"),
+        ("proof", ("pi_c",), "0", FormatError, "pi_c.*expected a list"),
+        ("proof", ("pi_a", 0), str(get_curve("bn254").fq.p), FormatError, "pi_a.*not canonical"),
+        ("proof", ("pi_a", 1), "5", ValidationError, "pi_a.*not on the curve"),
+        ("proof", ("pi_b", 1, 0), "5", ValidationError, "pi_b.*not on the curve"),
+        ("vk", ("IC",), KeyError, FormatError, "missing field 'IC'"),
+        ("vk", ("IC",), [], FormatError, "'IC': expected a non-empty list"),
+        ("vk", ("nPublic",), 4, FormatError, "'nPublic': 4 does not match the 6 IC points"),
+        ("vk", ("vk_delta_2", 0, 1), "x", FormatError, "vk_delta_2.*not a decimal"),
+        ("vk", ("vk_alpha_1", 0), "1", ValidationError, "vk_alpha_1.*not on the curve"),
+        ("vk", ("IC", 2, 1), "3", ValidationError, "IC: element 2.*not on the curve"),
     ],
 )
-def test_malformed_proof(bn_objects, path, value, exc, pattern):
-    proof, _, _ = bn_objects
+def test_malformed_proof_and_vk(bn_objects, kind, path, value, exc, pattern):
+    proof, _, vk = bn_objects
+    obj, parse = (proof, sj.proof_from_json) if kind == "proof" else (vk, sj.vk_from_json)
     with pytest.raises(exc, match=pattern):
-        sj.proof_from_json(mutated(proof, path, value))
+        parse(mutated(obj, path, value))
 
 
 def test_malformed_public(bn_objects):
@@ -111,23 +118,6 @@ def test_malformed_public(bn_objects):
     # >= r is well-formed here; the verifier refuses it
     r = get_curve("bn254").fr.p
     assert sj.public_from_json([str(r)]) == [r]
-
-
-@pytest.mark.parametrize(
-    "path,value,exc,pattern",
-    [
-        (("IC",), KeyError, FormatError, "missing field 'IC'"),
-        (("IC",), [], FormatError, "'IC': expected a non-empty list"),
-        (("nPublic",), 4, FormatError, "'nPublic': 4 does not match the 6 IC points"),
-        (("vk_delta_2", 0, 1), "x", FormatError, "vk_delta_2.*not a decimal"),
-        (("vk_alpha_1", 0), "1", ValidationError, "vk_alpha_1.*not on the curve"),
-        (("IC", 2, 1), "3", ValidationError, "IC: element 2.*not on the curve"),
-    ],
-)
-def test_malformed_vk(bn_objects, path, value, exc, pattern):
-    _, _, vk = bn_objects
-    with pytest.raises(exc, match=pattern):
-        sj.vk_from_json(mutated(vk, path, value))
 
 
 def test_unreadable_files(tmp_path):

@@ -29,6 +29,14 @@ def LCish(x, k):
     return x + (k * 2**200, x) - (k * 2**200, x)  # a big coefficient that cancels
 
 
+def saved(tmp_path, curve):
+    """(the compiled sample, the .pce file it was saved to, that file's bytes)."""
+    cc = sample(curve).compile()
+    path = tmp_path / "c.pce"
+    save(cc, path)
+    return cc, path, bytearray(path.read_bytes())
+
+
 @pytest.mark.parametrize("curve", ["bls12_381", "bn254"])
 def test_round_trip(tmp_path, curve):
     cs = sample(curve)
@@ -56,10 +64,7 @@ def section_entry(data, name):
 
 
 def test_truncated_files_name_the_section(tmp_path):
-    cc = sample("bls12_381").compile()
-    path = tmp_path / "c.pce"
-    save(cc, path)
-    data = path.read_bytes()
+    _, path, data = saved(tmp_path, "bls12_381")
     cases = [
         (40, "header"),
         (HEADER.size + 10, "directory"),
@@ -73,10 +78,7 @@ def test_truncated_files_name_the_section(tmp_path):
 
 
 def test_corrupted_files(tmp_path):
-    cc = sample("bn254").compile()
-    path = tmp_path / "c.pce"
-    save(cc, path)
-    data = bytearray(path.read_bytes())
+    _, path, data = saved(tmp_path, "bn254")
 
     def corrupt(offset, value=None):
         bad = bytearray(data)
@@ -102,10 +104,7 @@ def test_inconsistent_header_counts_are_rejected(tmp_path):
     """A header that lies consistently (crc fixed up) is still caught by the section sizes."""
     import zlib
 
-    cc = sample("bn254").compile()
-    path = tmp_path / "c.pce"
-    save(cc, path)
-    data = bytearray(path.read_bytes())
+    cc, path, data = saved(tmp_path, "bn254")
     struct.pack_into("<Q", data, 32, cc.num_constraints + 1)  # num_constraints
     head = bytearray(data[: HEADER.size + ENTRY.size * len(SECTIONS)])
     head[44:48] = b"\0\0\0\0"

@@ -85,32 +85,8 @@ def stages_strided(a, tw, log_n, log_block, log_tile):
             sub *= 2
 
 @njit(parallel=True, nogil=True, cache=True)
-def scaled_powers(base, scale, out, nchunks):
-    """out[i] = scale * base^i (Montgomery), chunked so each thread starts with one pow
-    (also Groth16 setup's H scalars)."""
-    n = out.shape[0]
-    b = fr_load(base, 0)
-    s = fr_load(scale, 0)
-    for c in prange(nchunks):
-        lo = c * n // nchunks
-        hi = (c + 1) * n // nchunks
-        e = np.empty(1, dtype=np.uint64)
-        e[0] = np.uint64(lo)
-        acc = fr_mul(fr_pow(b, e), s)
-        for i in range(lo, hi):
-            fr_store(out, i, acc)
-            acc = fr_mul(acc, b)
-
-@njit(nogil=True, cache=True)
-def powers(base, out, nchunks):
-    """out[i] = base^i (Montgomery)."""
-    one = np.empty((1, 4), dtype=np.uint64)
-    fr_store(one, 0, FR_ONE)
-    scaled_powers(base, one, out, nchunks)
-
-@njit(parallel=True, nogil=True, cache=True)
-def scale_by_powers(a, base, scale, nchunks):
-    """a[i] *= scale * base^i in place."""
+def _by_powers(a, base, scale, nchunks, multiply):
+    """a[i] = scale * base^i, or a[i] *= it when `multiply`; chunked so each thread starts with one pow."""
     n = a.shape[0]
     b = fr_load(base, 0)
     s = fr_load(scale, 0)
@@ -121,8 +97,25 @@ def scale_by_powers(a, base, scale, nchunks):
         e[0] = np.uint64(lo)
         acc = fr_mul(fr_pow(b, e), s)
         for i in range(lo, hi):
-            fr_store(a, i, fr_mul(fr_load(a, i), acc))
+            fr_store(a, i, fr_mul(fr_load(a, i), acc) if multiply else acc)
             acc = fr_mul(acc, b)
+
+@njit(nogil=True, cache=True)
+def scaled_powers(base, scale, out, nchunks):
+    """out[i] = scale * base^i (Montgomery; also Groth16 setup's H scalars)."""
+    _by_powers(out, base, scale, nchunks, False)
+
+@njit(nogil=True, cache=True)
+def powers(base, out, nchunks):
+    """out[i] = base^i (Montgomery)."""
+    one = np.empty((1, 4), dtype=np.uint64)
+    fr_store(one, 0, FR_ONE)
+    scaled_powers(base, one, out, nchunks)
+
+@njit(nogil=True, cache=True)
+def scale_by_powers(a, base, scale, nchunks):
+    """a[i] *= scale * base^i in place."""
+    _by_powers(a, base, scale, nchunks, True)
 '''
 
 LOG_BLOCK = 10  # 2^10 elements * 32 B = 32 KiB per block: fits L1/L2

@@ -31,8 +31,8 @@ import hashlib
 from dataclasses import dataclass
 
 from .registered_proofs import (
-    BASE_ARITY, GIB, KIB, MIB, NODE_SIZE, REGISTERED_SIZES, SEAL_PROOFS, SECTOR_SIZES, SIZE_NAMES,
-    UnknownRegisteredProof,
+    BASE_ARITY, GIB, KIB, MIB, REGISTERED_SIZES, SEAL_PROOFS, SECTOR_SIZES, SIZE_NAMES, SUB_TOP, TreeShape,
+    UnknownRegisteredProof, base_levels, registered,
 )
 
 PARAMS_VERSION = 28
@@ -50,11 +50,6 @@ NI_POREP_PARTITIONS = {**{s: 13 for s in _SMALL}, **{s: 126 for s in _LARGE}}
 MIN_CHALLENGES = {**{s: 2 for s in _SMALL}, **{s: 176 for s in _LARGE}}
 NI_MIN_CHALLENGES = {**{s: 26 for s in _SMALL}, **{s: 2253 for s in _LARGE}}
 
-# (sub-tree arity, top-tree arity) per sector size; the base arity is 8 (as for PoSt)
-_SUB_TOP = {2 * KIB: (0, 0), 8 * MIB: (0, 0), 512 * MIB: (0, 0),
-            4 * KIB: (2, 0), 16 * MIB: (2, 0), GIB: (2, 0),
-            16 * KIB: (8, 0), 32 * GIB: (8, 0),
-            32 * KIB: (8, 2), 64 * GIB: (8, 2)}
 
 API_BY_GROUP = ("1.0.0", "1.1.0", "1.2.0", "1.2.0")  # RegisteredSealProof // 5 -> api version
 FLAVOURS = ("interactive", "interactive", "synthetic", "non-interactive")
@@ -65,7 +60,7 @@ def _div_ceil(x: int, y: int) -> int:
 
 
 @dataclass(frozen=True)
-class PorepConfig:
+class PorepConfig(TreeShape):
     """One PoRep circuit: a sector size (the circuit is the same for every seal-proof version)."""
 
     registered_proof: int | None  # Go abi.RegisteredSealProof; None for test-only sizes
@@ -81,10 +76,6 @@ class PorepConfig:
     top_arity: int  # 0: no top-tree level
 
     @property
-    def nodes(self) -> int:
-        return self.sector_size // NODE_SIZE
-
-    @property
     def challenges(self) -> int:
         """Challenges per partition (select_challenges)."""
         c = _div_ceil(self.min_challenges, self.partitions)
@@ -94,25 +85,11 @@ class PorepConfig:
 
     @property
     def base_levels(self) -> int:
-        leaves = self.nodes // max(self.sub_arity, 1) // max(self.top_arity, 1)
-        levels = 0
-        while leaves > 1:
-            leaves //= self.base_arity
-            levels += 1
-        return levels
-
-    @property
-    def arities(self) -> tuple[int, ...]:
-        """tree C / tree R-last path arities, leaf upwards: base levels, then sub, then top."""
-        return (self.base_arity,) * self.base_levels + tuple(a for a in (self.sub_arity, self.top_arity) if a)
+        return base_levels(self.sector_size, self.base_arity, self.sub_arity, self.top_arity)
 
     @property
     def tree_d_depth(self) -> int:
         return self.nodes.bit_length() - 1
-
-    @property
-    def shape(self) -> str:
-        return f"{self.base_arity}-{self.sub_arity}-{self.top_arity}"
 
     @property
     def num_public_inputs(self) -> int:
@@ -135,7 +112,7 @@ class PorepConfig:
 
 
 def _make(sector_size: int, number: int | None, name: str, api: str, flavour: str) -> PorepConfig:
-    sub, top = _SUB_TOP[sector_size]
+    sub, top = SUB_TOP[sector_size]
     ni = flavour == "non-interactive"
     return PorepConfig(number, name, sector_size, api, flavour, LAYERS[sector_size],
                        (NI_POREP_PARTITIONS if ni else POREP_PARTITIONS)[sector_size],
@@ -154,17 +131,13 @@ POREP_PROOFS: dict[int, PorepConfig] = _registered()
 
 def porep_config(registered_seal_proof: int) -> PorepConfig:
     """The config of a Go abi.RegisteredSealProof number (0-19)."""
-    try:
-        return POREP_PROOFS[int(registered_seal_proof)]
-    except (KeyError, TypeError, ValueError):
-        raise UnknownRegisteredProof(f"seal proof: unknown RegisteredSealProof {registered_seal_proof!r} "
-                                     f"(known: 0-19)") from None
+    return registered(POREP_PROOFS, registered_seal_proof, "seal proof", "RegisteredSealProof", "0-19")
 
 
 def porep_config_for(sector_size: int, flavour: str = "interactive") -> PorepConfig:
     """The config of a sector size in bytes: the V1_1 proof (api 1.1.0) of a registered size, or a
     test shape (4, 16, 32 KiB, 16 MiB, 1 GiB; registered_proof None)."""
-    if sector_size not in _SUB_TOP:
+    if sector_size not in SUB_TOP:
         raise UnknownRegisteredProof(f"sector_size: no Filecoin sector shape for {sector_size!r} bytes "
                                      f"(known: {', '.join(SECTOR_SIZES)})")
     if flavour not in FLAVOURS:

@@ -48,7 +48,7 @@ WINDOW_POST_SECTOR_COUNT = {2 * KIB: 2, 4 * KIB: 2, 16 * KIB: 2, 32 * KIB: 2, 8 
                             512 * MIB: 2, GIB: 2, 32 * GIB: 2349, 64 * GIB: 2300}
 
 # (sub-tree arity, top-tree arity) per sector size; the base arity is always 8
-_SUB_TOP = {2 * KIB: (0, 0), 8 * MIB: (0, 0), 512 * MIB: (0, 0),
+SUB_TOP = {2 * KIB: (0, 0), 8 * MIB: (0, 0), 512 * MIB: (0, 0),
             4 * KIB: (2, 0), 16 * MIB: (2, 0), GIB: (2, 0),
             16 * KIB: (8, 0), 32 * GIB: (8, 0),
             32 * KIB: (8, 2), 64 * GIB: (8, 2)}
@@ -63,8 +63,51 @@ class UnknownRegisteredProof(FormatError):
     """A registered proof number or sector size this module does not know."""
 
 
+def registered(table: dict, number, field: str, enum: str, known: str):
+    """table[number] for a Go registered-proof number, else UnknownRegisteredProof naming the known ones."""
+    try:
+        return table[int(number)]
+    except (KeyError, TypeError, ValueError):
+        raise UnknownRegisteredProof(f"{field}: unknown {enum} {number!r} (known: {known})") from None
+
+
+def base_levels(sector_size: int, base: int, sub: int, top: int) -> int:
+    """Path elements inside one base tree: log_base of the leaves under it."""
+    leaves = sector_size // NODE_SIZE // max(sub, 1) // max(top, 1)
+    levels = 0
+    while leaves > 1:
+        leaves //= base
+        levels += 1
+    return levels
+
+
+class TreeShape:
+    """What the PoSt, PoRep and SnapDeals configs derive alike from their sector_size and tree R's
+    base_arity, sub_arity, top_arity (0: no such level) and base_levels."""
+
+    @property
+    def nodes(self) -> int:
+        """Leaves of tree R / R-last (32-byte nodes)."""
+        return self.sector_size // NODE_SIZE
+
+    @property
+    def arities(self) -> tuple[int, ...]:
+        """Path arities (tree R / R-last, PoRep's tree C), leaf upwards: base levels, then sub, then top."""
+        return (self.base_arity,) * self.base_levels + tuple(a for a in (self.sub_arity, self.top_arity) if a)
+
+    @property
+    def shape(self) -> str:
+        """base-sub-top, as parameter file names write it."""
+        return f"{self.base_arity}-{self.sub_arity}-{self.top_arity}"
+
+    @property
+    def merkle_variant(self) -> int:
+        """bincode tag of rust-fil-proofs' ProofData for tree R proofs: 0 Single, 1 Sub, 2 Top."""
+        return 2 if self.top_arity else 1 if self.sub_arity else 0
+
+
 @dataclass(frozen=True)
-class PostConfig:
+class PostConfig(TreeShape):
     """One PoSt flavour as its circuit sees it.
 
     `challenges_per_sector` x `sectors_per_partition` are the circuit's
@@ -89,23 +132,8 @@ class PostConfig:
     vanilla_sectors: int
 
     @property
-    def nodes(self) -> int:
-        """Leaves of tree_r_last (32-byte nodes)."""
-        return self.sector_size // NODE_SIZE
-
-    @property
-    def arities(self) -> tuple[int, ...]:
-        """Arity of each path level, leaf upwards: base levels, then sub, then top."""
-        return (self.base_arity,) * self.base_levels + tuple(a for a in (self.sub_arity, self.top_arity) if a)
-
-    @property
     def path_length(self) -> int:
         return len(self.arities)
-
-    @property
-    def merkle_variant(self) -> int:
-        """bincode tag of rust-fil-proofs' ProofData: 0 Single, 1 Sub, 2 Top."""
-        return 2 if self.top_arity else 1 if self.sub_arity else 0
 
     @property
     def num_public_inputs(self) -> int:
@@ -113,17 +141,8 @@ class PostConfig:
         return self.sectors_per_partition * (1 + self.challenges_per_sector)
 
 
-def _base_levels(sector_size: int, sub: int, top: int) -> int:
-    leaves = sector_size // NODE_SIZE // max(sub, 1) // max(top, 1)
-    levels = 0
-    while leaves > 1:
-        leaves //= BASE_ARITY
-        levels += 1
-    return levels
-
-
 def _make(kind: str, sector_size: int, api_version: str, number: int | None, name: str) -> PostConfig:
-    sub, top = _SUB_TOP[sector_size]
+    sub, top = SUB_TOP[sector_size]
     if kind == "window":
         k, s = WINDOW_POST_CHALLENGE_COUNT, WINDOW_POST_SECTOR_COUNT[sector_size]
         vk, vs = k, s
@@ -133,7 +152,7 @@ def _make(kind: str, sector_size: int, api_version: str, number: int | None, nam
         k = WINNING_POST_CHALLENGE_COUNT // s
         vk, vs = WINNING_POST_CHALLENGE_COUNT, WINNING_POST_SECTOR_COUNT
     return PostConfig(number, name, kind, sector_size, api_version, BASE_ARITY, sub, top,
-                      _base_levels(sector_size, sub, top), k, s, vk, vs)
+                      base_levels(sector_size, BASE_ARITY, sub, top), k, s, vk, vs)
 
 
 def _registered() -> dict[int, PostConfig]:
@@ -151,12 +170,8 @@ POST_PROOFS: dict[int, PostConfig] = _registered()
 
 def post_config(registered_proof: int) -> PostConfig:
     """The PostConfig of a Go abi.RegisteredPoStProof number (as Curio sends it)."""
-    try:
-        return POST_PROOFS[int(registered_proof)]
-    except (KeyError, TypeError, ValueError):
-        raise UnknownRegisteredProof(
-            f"registered_proof: unknown RegisteredPoStProof {registered_proof!r} "
-            f"(known: 0-4 winning V1, 5-9 window V1, 10-14 window V1_1)") from None
+    return registered(POST_PROOFS, registered_proof, "registered_proof", "RegisteredPoStProof",
+                      "0-4 winning V1, 5-9 window V1, 10-14 window V1_1")
 
 
 def post_config_for(kind: str, sector_size: int, api_version: str | None = None) -> PostConfig:
@@ -168,7 +183,7 @@ def post_config_for(kind: str, sector_size: int, api_version: str | None = None)
     to exercise sub- and top-tree paths) get registered_proof None."""
     if kind not in ("window", "winning"):
         raise UnknownRegisteredProof(f"kind: expected 'window' or 'winning', got {kind!r}")
-    if sector_size not in _SUB_TOP:
+    if sector_size not in SUB_TOP:
         raise UnknownRegisteredProof(f"sector_size: no Filecoin sector shape for {sector_size!r} bytes "
                                      f"(known: {', '.join(SECTOR_SIZES)})")
     if api_version is None:
@@ -205,8 +220,4 @@ SEAL_PROOFS: dict[int, SealProofInfo] = _seal_proofs()
 
 def seal_proof(registered_proof: int) -> SealProofInfo:
     """What a Go abi.RegisteredSealProof number (e.g. postpub.json's SealProof) means."""
-    try:
-        return SEAL_PROOFS[int(registered_proof)]
-    except (KeyError, TypeError, ValueError):
-        raise UnknownRegisteredProof(f"seal proof: unknown RegisteredSealProof {registered_proof!r} "
-                                     f"(known: 0-19)") from None
+    return registered(SEAL_PROOFS, registered_proof, "seal proof", "RegisteredSealProof", "0-19")

@@ -35,7 +35,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from .registered_proofs import BASE_ARITY, GIB, KIB, MIB, NODE_SIZE, UnknownRegisteredProof
+from .registered_proofs import (
+    BASE_ARITY, GIB, KIB, MIB, NODE_SIZE, TreeShape, UnknownRegisteredProof, registered,
+)
 
 PARAMS_VERSION = 28
 FR_CAPACITY = 254
@@ -79,7 +81,7 @@ def _log2(n: int) -> int:
 
 
 @dataclass(frozen=True)
-class SnapConfig:
+class SnapConfig(TreeShape):
     """One EmptySectorUpdate partition circuit (every partition of a size is the same circuit)."""
 
     registered_proof: int | None  # Go abi.RegisteredUpdateProof; None for test-only sizes
@@ -88,10 +90,6 @@ class SnapConfig:
     base_arity: int
     sub_arity: int
     top_arity: int
-
-    @property
-    def nodes(self) -> int:
-        return self.sector_size // NODE_SIZE
 
     @property
     def size_name(self) -> str:
@@ -168,20 +166,6 @@ class SnapConfig:
         return bits // _log2(self.base_arity)
 
     @property
-    def arities(self) -> tuple[int, ...]:
-        """Tree R (old and new) path arities, leaf upwards: base levels, then sub, then top."""
-        return (self.base_arity,) * self.base_levels + tuple(a for a in (self.sub_arity, self.top_arity) if a)
-
-    @property
-    def shape(self) -> str:
-        return f"{self.base_arity}-{self.sub_arity}-{self.top_arity}"
-
-    @property
-    def merkle_variant(self) -> int:
-        """bincode tag of rust-fil-proofs' ProofData for tree R proofs: 0 Single, 1 Sub, 2 Top."""
-        return 2 if self.top_arity else 1 if self.sub_arity else 0
-
-    @property
     def num_public_inputs(self) -> int:
         """Without ONE: k_and_h_select, comm_r_old, comm_d_new, comm_r_new."""
         return 4
@@ -210,11 +194,8 @@ SNAP_PROOFS: dict[int, SnapConfig] = {n: _make(s) for n, s in enumerate(REGISTER
 
 def snap_config(registered_update_proof: int) -> SnapConfig:
     """The config of a Go abi.RegisteredUpdateProof number (0-4)."""
-    try:
-        return SNAP_PROOFS[int(registered_update_proof)]
-    except (KeyError, TypeError, ValueError):
-        raise UnknownRegisteredProof(f"update proof: unknown RegisteredUpdateProof {registered_update_proof!r} "
-                                     f"(known: 0-4 = 2KiB, 8MiB, 512MiB, 32GiB, 64GiB)") from None
+    return registered(SNAP_PROOFS, registered_update_proof, "update proof", "RegisteredUpdateProof",
+                      "0-4 = 2KiB, 8MiB, 512MiB, 32GiB, 64GiB")
 
 
 def snap_config_for(sector_size: int) -> SnapConfig:

@@ -23,7 +23,7 @@ import numpy as np
 from cuzk.gadgets.sha256.filecoin import sha254_many
 
 from ..fr_bytes import fr, from_mont, random_fr, random_nodes, to_mont
-from .porep_vanilla_gen import _tree_levels as _levels
+from .porep_vanilla_gen import _paths, _tree_levels as _levels
 from .snap_circuit import derive_challenges, phi, rhos
 from .snap_config import SnapConfig
 from .snap_proof import SnapPartitionProof, TreeProofs
@@ -35,14 +35,10 @@ MAX_NODES = 1 << 18
 def _tree_proofs(levels: list[np.ndarray], arities, index: np.ndarray) -> TreeProofs:
     idx = np.asarray(index, dtype=np.int64).ravel()
     leaves = levels[0][idx]
-    sibs, pos_all = [], []
-    for level, a in zip(levels, arities):
-        pos = idx % a
-        j = np.arange(a)
-        keep = j[None, :] != pos[:, None]
-        cols = np.broadcast_to(j, (len(idx), a))[keep].reshape(len(idx), a - 1)
-        sibs.append(level[(idx // a)[:, None] * a + cols])
-        pos_all.append(pos)
+    sibs = _paths(levels, arities, idx)
+    pos_all = []
+    for a in arities:  # the position among its siblings of the path's node at each level
+        pos_all.append(idx % a)
         idx = idx // a
     roots = np.repeat(levels[-1][:1], len(leaves), axis=0)
     return TreeProofs(leaves.copy(), roots, tuple(sibs), np.stack(pos_all, axis=1).astype(np.uint64))

@@ -13,6 +13,8 @@ import threading
 import time
 from typing import Any, Callable
 
+from cuzk.forward import forward
+
 from ..types import JobState, JobTimings, Priority, ProofRequest
 
 
@@ -48,13 +50,8 @@ class Job:
         self.on_terminal: list[Callable[["Job"], None]] = []
 
     # ---- queries -------------------------------------------------------------
-    @property
-    def terminal(self) -> bool:
-        return self.state.terminal
-
-    @property
-    def circuit_id(self) -> str:
-        return self.spec.circuit_id
+    terminal = forward("state.terminal")
+    circuit_id = forward("spec.circuit_id")
 
     def key(self, partition: int = 0) -> tuple:
         """Scheduling order: higher priority first, then submission order, then partition."""

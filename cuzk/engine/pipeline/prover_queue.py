@@ -14,6 +14,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from cuzk.forward import forward
+
 from ..errors import ShuttingDown
 
 
@@ -36,13 +38,8 @@ class SynthesizedUnit:
     attempt: int = 0
     _released: bool = field(default=False, repr=False)
 
-    @property
-    def key(self) -> tuple:
-        return self.unit.key
-
-    @property
-    def circuit_id(self) -> str:
-        return self.unit.circuit_id
+    key = forward("unit.key")
+    circuit_id = forward("unit.circuit_id")
 
     def release(self) -> None:
         """Give back memory, parameter lease and pipeline slot (once)."""

@@ -7,6 +7,8 @@ rows; polynomials are coefficient lists, lowest degree first.
 
 from __future__ import annotations
 
+from cuzk.field.fq2_ints import power
+
 
 def flatten(x):
     """The ints of nested lists/tuples, depth first (rows of matrices, then their entries)."""
@@ -31,13 +33,7 @@ def identity(n):
 
 
 def mat_pow(A, e, p):
-    R = identity(len(A))
-    while e:
-        if e & 1:
-            R = mat_mul(R, A, p)
-        A = mat_mul(A, A, p)
-        e >>= 1
-    return R
+    return power(A, e, identity(len(A)), lambda X, Y: mat_mul(X, Y, p))
 
 
 def rref(rows, p):

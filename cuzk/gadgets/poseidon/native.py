@@ -26,16 +26,19 @@ from cuzk.field.codegen import build_module
 
 from .params import poseidon_params
 
-KERNEL_SOURCE = '''
+# An Fr element of a uint64[n, m, 4] table (MDS matrices, round constants); neptune_native's too.
+LOAD3_SOURCE = '''
+@njit(cache=True)
+def _load3(arr, i, j):
+    return (arr[i, j, 0], arr[i, j, 1], arr[i, j, 2], arr[i, j, 3])
+'''
+
+KERNEL_SOURCE = LOAD3_SOURCE + '''
 @njit(cache=True)
 def _sbox(x):
     x2 = fr_sqr(x)
     x4 = fr_sqr(x2)
     return fr_mul(x4, x), x2, x4
-
-@njit(cache=True)
-def _load3(arr, i, j):
-    return (arr[i, j, 0], arr[i, j, 1], arr[i, j, 2], arr[i, j, 3])
 
 @njit(cache=True)
 def _mix(st, mds, tmp):

@@ -23,24 +23,18 @@ from cuzk.field import field_kernels
 from cuzk.field.codegen import build_module
 
 from .neptune_constants import CURVE, neptune_constants
+from .native import LOAD3_SOURCE
 
-KERNEL_SOURCE = '''
-@njit(cache=True)
-def _c(arr, i):
-    return (arr[i, 0], arr[i, 1], arr[i, 2], arr[i, 3])
-
-@njit(cache=True)
-def _c2(arr, i, j):
-    return (arr[i, j, 0], arr[i, j, 1], arr[i, j, 2], arr[i, j, 3])
+KERNEL_SOURCE = LOAD3_SOURCE + '''
 
 @njit(cache=True)
 def _dense(st, tmp, m):
     """st <- st^T m (neptune multiplies the state row vector from the left)."""
     t = st.shape[0]
     for j in range(t):
-        acc = fr_mul(fr_load(st, 0), _c2(m, 0, j))
+        acc = fr_mul(fr_load(st, 0), _load3(m, 0, j))
         for i in range(1, t):
-            acc = fr_add(acc, fr_mul(fr_load(st, i), _c2(m, i, j)))
+            acc = fr_add(acc, fr_mul(fr_load(st, i), _load3(m, i, j)))
         fr_store(tmp, j, acc)
     st[:, :] = tmp
 
@@ -48,10 +42,10 @@ def _dense(st, tmp, m):
 def _sparse(st, w_hat, v_rest, k):
     t = st.shape[0]
     z0 = fr_load(st, 0)
-    acc = fr_mul(z0, _c2(w_hat, k, 0))
+    acc = fr_mul(z0, _load3(w_hat, k, 0))
     for i in range(1, t):
-        acc = fr_add(acc, fr_mul(fr_load(st, i), _c2(w_hat, k, i)))
-        fr_store(st, i, fr_add(fr_load(st, i), fr_mul(z0, _c2(v_rest, k, i - 1))))
+        acc = fr_add(acc, fr_mul(fr_load(st, i), _load3(w_hat, k, i)))
+        fr_store(st, i, fr_add(fr_load(st, i), fr_mul(z0, _load3(v_rest, k, i - 1))))
     fr_store(st, 0, acc)
 
 @njit(cache=True)
@@ -90,10 +84,10 @@ def _hash_one(st, tmp, rc, mds, pre, w_hat, v_rest, R_F, R_P, record, aux):
     pos = 0
     # first round: keys before and after the S-box; the tag's S-box is a constant
     for i in range(t):
-        x = fr_add(fr_load(st, i), _c(rc, i))
+        x = fr_add(fr_load(st, i), fr_load(rc, i))
         x2 = fr_sqr(x)
         x4 = fr_sqr(x2)
-        y = fr_add(fr_mul(x4, x), _c(rc, t + i))
+        y = fr_add(fr_mul(x4, x), fr_load(rc, t + i))
         fr_store(st, i, y)
         if record and i > 0:
             fr_store(aux, pos, x2)
@@ -108,11 +102,11 @@ def _hash_one(st, tmp, rc, mds, pre, w_hat, v_rest, R_F, R_P, record, aux):
         if full:
             last = r == nr - 1
             for i in range(t):
-                pos = _sbox(st, i, _c(rc, 0 if last else off + i), not last, record, aux, pos)
+                pos = _sbox(st, i, fr_load(rc, 0 if last else off + i), not last, record, aux, pos)
             if not last:
                 off += t
         else:
-            pos = _sbox(st, 0, _c(rc, off), True, record, aux, pos)
+            pos = _sbox(st, 0, fr_load(rc, off), True, record, aux, pos)
             off += 1
         _mix(st, tmp, r, half, R_P, mds, pre, w_hat, v_rest)
     if record:

@@ -29,20 +29,21 @@ _SH32 = np.uint64(32)
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _quarter(a, b, c, d):
+def _half(a, b, c, d, sd, rd, sb, rb):
+    """Half a quarter round: d rotated left by sd (rd = 32 - sd), b by sb (rb = 32 - sb)."""
     a = (a + b) & M32
     d ^= a
-    d = ((d << _S16) | (d >> _S16)) & M32
+    d = ((d << sd) | (d >> rd)) & M32
     c = (c + d) & M32
     b ^= c
-    b = ((b << _S12) | (b >> _S20)) & M32
-    a = (a + b) & M32
-    d ^= a
-    d = ((d << _S8) | (d >> _S24)) & M32
-    c = (c + d) & M32
-    b ^= c
-    b = ((b << _S7) | (b >> _S25)) & M32
+    b = ((b << sb) | (b >> rb)) & M32
     return a, b, c, d
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _quarter(a, b, c, d):
+    a, b, c, d = _half(a, b, c, d, _S16, _S16, _S12, _S20)
+    return _half(a, b, c, d, _S8, _S24, _S7, _S25)
 
 
 @njit(nogil=True, cache=True)

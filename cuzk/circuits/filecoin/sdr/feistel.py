@@ -25,7 +25,7 @@ from numba import njit, prange
 IV = np.array([0x6A09E667F3BCC908, 0xBB67AE8584CAA73B, 0x3C6EF372FE94F82B, 0xA54FF53A5F1D36F1,
                0x510E527FADE682D1, 0x9B05688C2B3E6C1F, 0x1F83D9ABFB41BD6B, 0x5BE0CD19137E2179],
               dtype=np.uint64)
-SIGMA = np.array([
+_SIGMA10 = [  # BLAKE2b's message schedule; its 12 rounds take rows 0-9, then 0 and 1 again
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
     [14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3],
     [11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4],
@@ -36,9 +36,8 @@ SIGMA = np.array([
     [13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10],
     [6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5],
     [10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0],
-    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
-    [14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3],
-], dtype=np.int64)
+]
+SIGMA = np.array(_SIGMA10 + _SIGMA10[:2], dtype=np.int64)
 ROUNDS = 3  # FEISTEL_ROUNDS
 
 _IV0, _IV1, _IV2, _IV3 = IV[0], IV[1], IV[2], IV[3]
@@ -61,20 +60,21 @@ def bswap64(x):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _g(a, b, c, d, x, y):
+def _half(a, b, c, d, x, rd, ld, rb, lb):
+    """Half of G, taking message word x: d rotated right by rd (ld = 64 - rd), b by rb (lb = 64 - rb)."""
     a = a + b + x
     d ^= a
-    d = (d >> _R32) | (d << _R32)
+    d = (d >> rd) | (d << ld)
     c = c + d
     b ^= c
-    b = (b >> _R24) | (b << _R40)
-    a = a + b + y
-    d ^= a
-    d = (d >> _R16) | (d << _R48)
-    c = c + d
-    b ^= c
-    b = (b >> _R63) | (b << _R1)
+    b = (b >> rb) | (b << lb)
     return a, b, c, d
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _g(a, b, c, d, x, y):
+    a, b, c, d = _half(a, b, c, d, x, _R32, _R32, _R24, _R40)
+    return _half(a, b, c, d, y, _R16, _R48, _R63, _R1)
 
 
 @njit(nogil=True, cache=True, inline="always")
