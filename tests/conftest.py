@@ -17,6 +17,24 @@ CUDA_REASON = cuda_unavailable_reason()
 BACKENDS = ["cpu"] + (["cuda"] if CUDA_REASON is None else [])
 
 
+def pytest_configure(config):
+    # CUZK_RECORD_KERNELS=PREFIX (scripts/kernel_lists.py tests): the kernels this process compiles go to
+    # PREFIX.<pid> at the end, as the cuzk commands the tests start write theirs
+    prefix = os.environ.get("CUZK_RECORD_KERNELS")
+    if prefix:
+        from cuzk.field.precompile import Recorder
+
+        config._cuzk_recorder = (prefix, Recorder().__enter__())
+
+
+def pytest_unconfigure(config):
+    prefix, rec = getattr(config, "_cuzk_recorder", (None, None))
+    if rec is not None:
+        rec.__exit__(None, None, None)
+        with open(f"{prefix}.{os.getpid()}", "w") as f:
+            f.writelines(k.line() + "\n" for k in rec.kernels)
+
+
 def pytest_collection_modifyitems(config, items):
     if CUDA_REASON is None:
         return
