@@ -33,7 +33,7 @@ $(NODE_STAMP): package.json package-lock.json
 	touch $(NODE_STAMP)
 
 test: $(TEST_STAMP) $(NODE_STAMP)
-	$(PY) -m pytest -q
+	CUZK_TEST_PRECOMPILE=1 $(PY) -m pytest -q
 
 run: $(RUN_STAMP)
 	$(PY) -m cuzk demo

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Record cuzk/cli/kernel_lists/*.txt: the numba kernels a command compiles from empty caches.
 
-usage: .venv/bin/python scripts/kernel_lists.py [LABEL ...]     (default: every list in RUNS)
+usage: .venv/bin/python scripts/kernel_lists.py [LABEL ...]     (default: every list in RUNS but tests)
+
+`tests` records what the whole test suite compiles into tests/kernel_list.txt (~25 min on two
+cores): `make test` compiles that list on every core before the tests run (tests/conftest.py).
 
 A command whose list exists compiles those kernels on every core before it starts
 (cuzk/cli/first_run.py). For each list, the inputs are made first with the usual
@@ -64,20 +67,21 @@ RUNS = {
     "prove-bn254-cpu": [lambda w: _bits_mix(w), lambda w: _circom_like(w, "bn254", 10_000),
                         lambda w: _circom_like(w, "bn254", (1 << 16) - 3)],
     "prove-bls12_381-cpu": [lambda w: _circom_like(w, "bls12_381", 10_000)],
-    "demo": [],  # recorded by record_demo
+    "demo": [],  # recorded by record_processes
+    "tests": [],  # likewise; written to tests/kernel_list.txt
 }
 
 
-def record_demo() -> list[Kernel]:
-    """`cuzk demo` (make run) from empty caches: the kernels it and the daemon it starts compile
-    (each process writes its own under CUZK_RECORD_KERNELS), every one with `since` 0."""
+def record_processes(command: list[str]) -> list[Kernel]:
+    """`command` from empty caches: the kernels it and the processes it starts compile (each writes
+    its own under CUZK_RECORD_KERNELS: cuzk's commands, and pytest through tests/conftest.py), every
+    one with `since` 0."""
     merged: dict[tuple[str, str, str], Kernel] = {}
     with tempfile.TemporaryDirectory(prefix="cuzk-kernel-lists-") as tmp:
         cold = Path(tmp)
         env = {**os.environ, "CUZK_CACHE_DIR": str(cold / "cuzk"), "NUMBA_CACHE_DIR": str(cold / "numba"),
                "CUZK_PRECOMPILE": "0", "CUZK_PROGRESS": "0", "CUZK_RECORD_KERNELS": str(cold / "kernels")}
-        subprocess.run([sys.executable, "-m", "cuzk", "demo"], check=True, env=env, cwd=REPO,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(command, check=True, env=env, cwd=REPO, stdout=subprocess.DEVNULL)
         for part in sorted(cold.glob("kernels.*")):
             for k in parse(part.read_text()):
                 key = (k.module, k.function, k.signature)
@@ -87,8 +91,11 @@ def record_demo() -> list[Kernel]:
 
 
 def record(label: str) -> list[Kernel]:
-    if label == "demo":
-        return record_demo()
+    if label == "demo":  # make run
+        return record_processes([sys.executable, "-m", "cuzk", "demo"])
+    if label == "tests":  # make test: the suite's kernels, compiled on every core before it runs (~25 min)
+        return [k for k in record_processes([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"])
+                if k.module.startswith(("cuzk.", "bls12_381_", "bn254_"))]
     backend = label.rsplit("-", 1)[1]
     merged: dict[tuple[str, str, str], Kernel] = {}
     with tempfile.TemporaryDirectory(prefix="cuzk-kernel-lists-") as tmp:
@@ -131,14 +138,15 @@ def main() -> None:
     if args[:1] == ["--child"]:
         child(args[1], args[3:])
         return
-    for label in args or list(RUNS):
+    for label in args or [label for label in RUNS if label != "tests"]:  # tests: ~25 min, asked by name
         kernels = sorted(record(label), key=lambda k: (k.module, k.function, k.signature))
+        out = REPO / "tests" / "kernel_list.txt" if label == "tests" else list_path(label)
         header = (f"# {label}: the numba kernels it compiles from empty caches, written by scripts/kernel_lists.py\n"
                   "# seconds<TAB>since (log2 domain)<TAB>module<TAB>function<TAB>argument types\n")
-        list_path(label).parent.mkdir(exist_ok=True)
-        list_path(label).write_text(header + "".join(k.line() + "\n" for k in kernels))
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(header + "".join(k.line() + "\n" for k in kernels))
         total = sum(k.seconds for k in kernels)
-        print(f"wrote {list_path(label)}: {len(kernels)} kernels, {total:.0f} s of compiling one at a time",
+        print(f"wrote {out}: {len(kernels)} kernels, {total:.0f} s of compiling one at a time",
               file=sys.stderr)
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +27,31 @@ def pytest_configure(config):
         from cuzk.field.precompile import Recorder
 
         config._cuzk_recorder = (prefix, Recorder().__enter__())
+
+
+KERNEL_LIST = Path(__file__).with_name("kernel_list.txt")
+
+
+def pytest_sessionstart(session):
+    """Under `make test` (CUZK_TEST_PRECOMPILE=1): the numba kernels the suite compiles (kernel_list.txt,
+    recorded by scripts/kernel_lists.py tests) compiled first on every core, with a progress line,
+    instead of one at a time in whichever test first calls each; once per cache (a stamp)."""
+    if os.environ.get("CUZK_TEST_PRECOMPILE") != "1" or not KERNEL_LIST.is_file():
+        return
+    from cuzk.cli.first_run import modules_of
+    from cuzk.field import precompile
+
+    text = KERNEL_LIST.read_text()
+    capture = session.config.pluginmanager.getplugin("capturemanager")
+    before, os.environ["CUZK_PROGRESS"] = os.environ.get("CUZK_PROGRESS"), "1"
+    try:
+        with capture.global_and_fixture_disabled():
+            done = precompile.ensure("tests", text, modules_of(precompile.parse(text)), "the tests")
+            if done is not None:
+                print(f"cuzk: {done.compiled} kernels compiled on {done.workers} cores in {done.seconds:.0f} s"
+                      f"{f' ({done.failed} left to their tests)' if done.failed else ''}", file=sys.stderr)
+    finally:
+        os.environ["CUZK_PROGRESS"] = before or "0"
 
 
 def pytest_unconfigure(config):
