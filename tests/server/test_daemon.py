@@ -248,7 +248,8 @@ def test_sigusr1_writes_every_threads_stack_to_the_log_and_the_daemon_keeps_serv
         before = len(d.log_text(tail=10**9))
         d.proc.send_signal(signal.SIGUSR1)
         end = time.monotonic() + 30
-        while "Thread 0x" not in d.log_text(tail=10**9)[before:] and time.monotonic() < end:
+        # the dump is written thread by thread, the main thread last: wait for its frame
+        while "serve" not in d.log_text(tail=10**9)[before:] and time.monotonic() < end:
             time.sleep(0.1)
         dump = d.log_text(tail=10**9)[before:]
         assert "Thread 0x" in dump and "serve" in dump  # the main thread waits in cli/daemon.py's serve
