@@ -34,16 +34,13 @@ from . import convert
 
 log = logging.getLogger("cuzk.server")
 
-CODES = [
+CODES = [  # first match wins: the engine's own errors, then their base classes
     (JobNotFound, grpc.StatusCode.NOT_FOUND),
     (DuplicateRequestConflict, grpc.StatusCode.ALREADY_EXISTS),
-    (ShuttingDown, grpc.StatusCode.UNAVAILABLE),
-    (ParamsInUse, grpc.StatusCode.FAILED_PRECONDITION),
-    (JobNotCompleted, grpc.StatusCode.FAILED_PRECONDITION),
+    ((ShuttingDown, JournalError), grpc.StatusCode.UNAVAILABLE),
+    ((ParamsInUse, JobNotCompleted), grpc.StatusCode.FAILED_PRECONDITION),
     (CallerGone, grpc.StatusCode.CANCELLED),
-    (BudgetTooSmall, grpc.StatusCode.RESOURCE_EXHAUSTED),
-    (QueueFull, grpc.StatusCode.RESOURCE_EXHAUSTED),
-    (JournalError, grpc.StatusCode.UNAVAILABLE),
+    ((BudgetTooSmall, QueueFull), grpc.StatusCode.RESOURCE_EXHAUSTED),
     (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),
     (CuzkError, grpc.StatusCode.FAILED_PRECONDITION),
     (ValueError, grpc.StatusCode.INVALID_ARGUMENT),

@@ -13,10 +13,8 @@
 # NTT_PLANS (e.g. 7x256,8x256), TESTS_S (240), VARIANT_S (200), MSM_AB_S (120), NTT_PLANS_S (150), NTT_S (100),
 # KERNELS_S (280), and common.sh's. Build the variants' kernels beforehand (scripts/prebuilt_kernels.py
 # msm:CURVE:-DOPTION, --tree .ab/old module:CURVE). Back under $OUT: log.txt, cache/.
-cd "$(dirname "$0")/../.." || exit 1
+. "$(dirname "$0")/../../scripts/device/common.sh" bls12_381
 ROOT=$PWD
-CURVES=${CURVES:-bls12_381}
-. scripts/device/common.sh
 timeout "${TESTS_S:-240}" python3 -m pytest -q -p no:cacheprovider tests/backend/test_gpu_kernels.py \
   tests/backend/test_gpu_tables.py tests/groth16/test_groth16.py tests/backend/test_ntt.py -k "cuda or gpu" \
   -m "gpu or not slow" --durations=6 2>&1 | tail -12 | tee -a "$LOG"

@@ -8,9 +8,7 @@
 # row for every window, every 2nd, every 7th) or `lab/device/msm.sh $OUT/msm.json 22 24` (all widths and
 # block sizes). Environment: NOTEST=1 (no tests), TESTS_S (150), MSM_S (seconds for msm_variants: what is
 # left), and common.sh's. Back under $OUT: log.txt, the JSON named, cache/.
-cd "$(dirname "$0")/../.." || exit 1
-CURVES=${CURVES:-bls12_381}
-. scripts/device/common.sh
+. "$(dirname "$0")/../../scripts/device/common.sh" bls12_381
 [ $# -gt 0 ] || set -- --quick "$OUT/msm.json" 22 24
 if [ -z "${NOTEST:-}" ]; then
   timeout "${TESTS_S:-150}" python3 -m pytest -q -x -p no:cacheprovider tests/backend/test_msm.py \

@@ -6,9 +6,7 @@
 #
 # Environment: VARIANT (NAME:-DOPTION for msm_variants), LOGS ("24 26"), NCU_LOG (24), and common.sh's.
 # Back under $OUT: log.txt, msm_variants.json, ncu.txt, cache/.
-cd "$(dirname "$0")/../.." || exit 1
-CURVES=${CURVES:-bls12_381}
-. scripts/device/common.sh
+. "$(dirname "$0")/../../scripts/device/common.sh" bls12_381
 timeout 240 python3 lab/msm_variants.py --quick ${VARIANT:+--variant "$VARIANT"} "$OUT/msm_variants.json" \
   ${LOGS:-24 26} 2>&1 | tee -a "$LOG"
 save_cache

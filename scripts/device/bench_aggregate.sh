@@ -7,8 +7,7 @@
 # Environment: AGG_SIZES (proofs aggregated: 1024,8192; "" for the benchmark's own n = 64..8192),
 # TESTS_S (the pairing tests, 240; 0 skips them), and common.sh's (OUT, LOG, CURVES, CALL_S).
 # Back under $OUT: log.txt, aggregate.json, cache/.
-cd "$(dirname "$0")/../.." || exit 1
-. scripts/device/common.sh
+. "$(dirname "$0")/common.sh" bls12_381,bn254
 python3 - <<'PY' 2>&1 | tee -a "$LOG"
 import time
 from cuzk.backend.cuda.pairing import _module

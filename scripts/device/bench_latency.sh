@@ -7,9 +7,7 @@
 #
 # Environment: SIZES (log2 of the constraint count: 20), REPEAT (3), RAPIDSNARK (.anchors/prover), and
 # common.sh's (OUT, LOG, CURVES, CALL_S). Back under $OUT: log.txt, latency.json, cache/.
-cd "$(dirname "$0")/../.." || exit 1
-CURVES=${CURVES:-bn254}
-. scripts/device/common.sh
+. "$(dirname "$0")/common.sh" bn254
 timeout "$(left)" python3 -m cuzk bench latency --sizes "${SIZES:-20}" --repeat "${REPEAT:-3}" --resident cuda \
   --rapidsnark "${RAPIDSNARK:-.anchors/prover}" --dir /tmp/cuzk-latency --json "$OUT/latency.json" 2>&1 \
   | tee -a "$LOG"

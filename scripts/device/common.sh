@@ -14,7 +14,12 @@
 # cupy-cache.tgz, cuzk-cache.tgz.part-*). Environment: OUT (/tmp/cuzk-out), LOG ($OUT/log.txt),
 # CURVES (the curves whose kernels the compile step loads: bls12_381,bn254), CALL_S (the seconds a recipe
 # plans for, 585: `left` says what remains).
+#
+# Sourced as `. "$(dirname "$0")/common.sh" [CURVES]`: it moves to the repository root; the argument is the
+# recipe's default for CURVES.
 set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+export CURVES=${CURVES:-${1:-bls12_381,bn254}}
 OUT=${OUT:-/tmp/cuzk-out}
 LOG=${LOG:-$OUT/log.txt}
 mkdir -p "$OUT"

@@ -15,8 +15,7 @@
 # logs are saved and they are stopped), SECTOR_TESTS (the pytest arguments after it: the engine and
 # prefetch tests), and common.sh's (OUT, LOG, CURVES, CALL_S).
 # Back under $OUT: log.txt (the tables), sector.json, sector_trace.jsonl, daemon_logs.txt (if cut off), cache/.
-cd "$(dirname "$0")/../.." || exit 1
-. scripts/device/common.sh
+. "$(dirname "$0")/common.sh" bls12_381
 STATE=${STATE:-/tmp/cuzk-bench}
 if [ "${1:-}" = params ]; then
   KIND=${KIND:-porep} PRESET=${PRESET:-32GiB} STATE=$STATE /usr/bin/time -f "parameters: %e s, peak RSS %M KiB" python3 -c "

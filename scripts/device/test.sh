@@ -7,8 +7,7 @@
 # e.g. `scripts/device/test.sh -m gpu tests/backend tests/groth16` for the kernel, table and Groth16 tests
 # alone. Environment: TESTS_S (seconds for the first run, 420), CONFORMANCE_S (120; 0 skips the second),
 # and common.sh's (OUT, LOG, CURVES). Back under $OUT: log.txt, cache/.
-cd "$(dirname "$0")/../.." || exit 1
-. scripts/device/common.sh
+. "$(dirname "$0")/common.sh" bls12_381,bn254
 [ $# -gt 0 ] || set -- -m gpu tests
 echo "== pytest $*" | tee -a "$LOG"
 timeout "${TESTS_S:-420}" python3 -m pytest -q -p no:cacheprovider "$@" --durations=10 2>&1 | tail -30 | tee -a "$LOG"
