@@ -25,7 +25,6 @@ needs the 2n-th roots, so n is at most half the field's 2-adic order
 
 from __future__ import annotations
 
-import secrets
 from typing import Callable
 
 import numpy as np
@@ -33,7 +32,7 @@ import numpy as np
 from cuzk.backend import get_backend
 from cuzk.curve import get_curve
 from cuzk.errors import CuzkError
-from cuzk.groth16.setup import Progress, domain_size, lagrange_at, transpose_product
+from cuzk.groth16.setup import Progress, domain_size, lagrange_at, toxic_waste, transpose_product
 
 from .snarkjs_domain import h_positions, row_positions
 from .zkey import COEFF_RECORD
@@ -73,8 +72,7 @@ def generate_zkey(circuit, backend=None, progress: bool | None = None,
     curve = get_curve(circuit.curve)
     fr = curve.fr
     p = fr.p
-    rand = toxic or (lambda _i: secrets.randbelow(p - 1) + 1)
-    tau, alpha, beta, gamma, delta = (rand(i) for i in range(5))
+    tau, alpha, beta, gamma, delta = toxic_waste(curve, toxic)
     n = snarkjs_domain_size(circuit)
     ni, nvars = circuit.num_inputs, circuit.num_vars
 

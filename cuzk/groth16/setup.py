@@ -61,8 +61,11 @@ def transpose_product(backend, curve, mat, coeff_table, values: np.ndarray, num_
     return out
 
 
-def _rand(p: int) -> int:
-    return secrets.randbelow(p - 1) + 1
+def toxic_waste(curve, toxic: Callable[[int], int] | None = None) -> tuple[int, int, int, int, int]:
+    """tau, alpha, beta, gamma, delta: uniform in [1, r), unless `toxic` (index -> value) fixes them (tests)."""
+    r = curve.fr.p
+    draw = toxic or (lambda _i: secrets.randbelow(r - 1) + 1)
+    return tuple(draw(i) for i in range(5))
 
 
 class Progress:
@@ -88,10 +91,8 @@ def generate(circuit, backend=None, progress: bool | None = None,
     """Random parameters for `circuit` (a CompiledCircuit) as an in-memory ProvingKey."""
     backend = backend or get_backend("auto")
     curve = get_curve(circuit.curve)
-    fr = curve.fr
-    p = fr.p
-    rand = toxic or (lambda _i: _rand(p))
-    tau, alpha, beta, gamma, delta = (rand(i) for i in range(5))
+    fr, p = curve.fr, curve.fr.p
+    tau, alpha, beta, gamma, delta = toxic_waste(curve, toxic)
     n = domain_size(circuit.num_rows, fr.params.two_adicity)
     nvars = circuit.num_vars
     ni = circuit.num_inputs
