@@ -30,9 +30,10 @@ from .transcript import Transcript
 
 
 @dataclass
-class GipaResult:
-    comms_ab: np.ndarray  # GT[l, 2, 2]
-    comms_c: np.ndarray
+class GipaProof:
+    """What GIPA sends the verifier: each round's commitments and the folded values at the end."""
+    comms_ab: np.ndarray  # GT[l, 2 (L, R), 2 (T, U)]
+    comms_c: np.ndarray  # GT[l, 2, 2]
     z_ab: np.ndarray  # GT[l, 2]
     z_c: np.ndarray  # G1[l, 2]
     final_a: np.ndarray
@@ -40,6 +41,11 @@ class GipaResult:
     final_c: np.ndarray
     final_vkey: np.ndarray  # G2[2]
     final_wkey: np.ndarray  # G1[2]
+
+
+@dataclass
+class GipaResult(GipaProof):
+    """The proof and the challenges the prover goes on with."""
     challenges: list[int]  # x_j
     challenges_inv: list[int]  # x_j^-1
     extra: int  # the "gipa-extra-link" challenge

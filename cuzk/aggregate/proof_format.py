@@ -37,6 +37,7 @@ from cuzk.field.threads import threads_for
 
 from . import encoding, gt, side_task
 from .errors import AggregateFormatError
+from .gipa import GipaProof
 
 MAX_LOG = 24  # 16M proofs: far beyond any SRS we read (srs.MAX_POWERS)
 KIND = {"com_ab": "gt", "com_c": "gt", "ip_ab": "gt", "agg_c": "g1", "comms_ab": "gt", "comms_c": "gt", "z_ab": "gt",
@@ -45,22 +46,14 @@ KIND = {"com_ab": "gt", "com_c": "gt", "ip_ab": "gt", "agg_c": "g1", "comms_ab":
 
 
 @dataclass
-class AggregateProof:
+class AggregateProof(GipaProof):
+    """GIPA's proof with the aggregate's commitments, its claimed product and the two KZG openings."""
     curve: Curve
     com_ab: np.ndarray  # GT[2]
     com_c: np.ndarray  # GT[2]
     ip_ab: np.ndarray  # GT
     agg_c: np.ndarray  # G1
     nproofs: int
-    comms_ab: np.ndarray  # GT[l, 2 (L, R), 2 (T, U)]
-    comms_c: np.ndarray  # GT[l, 2, 2]
-    z_ab: np.ndarray  # GT[l, 2]
-    z_c: np.ndarray  # G1[l, 2]
-    final_a: np.ndarray
-    final_b: np.ndarray
-    final_c: np.ndarray
-    final_vkey: np.ndarray  # G2[2]
-    final_wkey: np.ndarray  # G1[2]
     vkey_opening: np.ndarray  # G2[2]
     wkey_opening: np.ndarray  # G1[2]
     wire: object = None  # a Wire over the parsed bytes (set by from_bytes)
@@ -209,10 +202,10 @@ def from_bytes(curve: Curve, data) -> AggregateProof:
     f.update(f_g2)
     shape = f["ip_ab"].shape[1:]
     agg = AggregateProof(
-        curve, f["com_ab"], f["com_c"], f["ip_ab"][0], f["agg_c"][0], nproofs,
-        f["comms_ab"].reshape((l, 2, 2) + shape), f["comms_c"].reshape((l, 2, 2) + shape),
-        f["z_ab"].reshape((l, 2) + shape), f["z_c"].reshape((l, 2) + f["agg_c"].shape[1:]),
-        f["final_a"][0], f["final_b"][0], f["final_c"][0], f["final_vkey"], f["final_wkey"], f["vkey_opening"],
-        f["wkey_opening"])
+        curve=curve, com_ab=f["com_ab"], com_c=f["com_c"], ip_ab=f["ip_ab"][0], agg_c=f["agg_c"][0], nproofs=nproofs,
+        comms_ab=f["comms_ab"].reshape((l, 2, 2) + shape), comms_c=f["comms_c"].reshape((l, 2, 2) + shape),
+        z_ab=f["z_ab"].reshape((l, 2) + shape), z_c=f["z_c"].reshape((l, 2) + f["agg_c"].shape[1:]),
+        final_a=f["final_a"][0], final_b=f["final_b"][0], final_c=f["final_c"][0], final_vkey=f["final_vkey"],
+        final_wkey=f["final_wkey"], vkey_opening=f["vkey_opening"], wkey_opening=f["wkey_opening"])
     agg.wire = wire
     return agg

@@ -11,6 +11,7 @@ by repeating the last proof; its public inputs are repeated the same way.
 
 from __future__ import annotations
 
+import dataclasses
 
 import numpy as np
 
@@ -98,6 +99,6 @@ def aggregate(pk: srs.ProverKey, a: np.ndarray, b: np.ndarray, c: np.ndarray, in
     vkey_opening = kzg.open_at(backend, curve, "g2", pk.h_alpha, pk.h_beta, f_v, z)
     wkey_opening = kzg.open_at(backend, curve, "g1", pk.g_alpha, pk.g_beta, f_w, z)
     lap("kzg")
-    return AggregateProof(curve, com_ab, com_c, ip_ab, agg_c, n, res.comms_ab, res.comms_c, res.z_ab, res.z_c,
-                          res.final_a, res.final_b, res.final_c, res.final_vkey, res.final_wkey, vkey_opening,
-                          wkey_opening)
+    gipa_proof = {f.name: getattr(res, f.name) for f in dataclasses.fields(gipa.GipaProof)}
+    return AggregateProof(**gipa_proof, curve=curve, com_ab=com_ab, com_c=com_c, ip_ab=ip_ab, agg_c=agg_c, nproofs=n,
+                          vkey_opening=vkey_opening, wkey_opening=wkey_opening)
