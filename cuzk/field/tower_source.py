@@ -112,6 +112,31 @@ def array_access_source(name: str, dims: tuple[int, ...], L: int) -> str:
     return s.text()
 
 
+# The array kernels of the Python API (not a hot path): one kernel per field with an op code, since
+# numba re-optimizes each callee inside every caller, so one kernel compiles faster than one per operation.
+# An op is an expression of x (the element; b's element: {n}_load(b, i)).
+COMMON_OPS = ["{n}_add(x, {n}_load(b, i))", "{n}_sub(x, {n}_load(b, i))", "{n}_mul(x, {n}_load(b, i))", "{n}_neg(x)",
+              "{n}_sqr(x)", "{n}_inv(x)", "{n}_frob(x, k)"]
+
+
+def vop_source(n: str, extra_args: str, doc: str, ops: list[str]) -> str:
+    """`{n}_vop(op, a, b, EXTRA_ARGS, out)`: out[i] = ops[op] applied to a[i] (and b[i])."""
+    lines = ["@njit(cache=True)", f"def {n}_vop(op, a, b, {extra_args}, out):", f'    """{doc}"""',
+             "    for i in range(a.shape[0]):", f"        x = {n}_load(a, i)"]
+    for code, op in enumerate(ops):
+        test = "else:" if code == len(ops) - 1 else f"{'if' if code == 0 else 'elif'} op == {code}:"
+        lines += [f"        {test}", f"            r = {op.replace('{n}', n)}"]
+    lines.append(f"        {n}_store(out, i, r)")
+    return "\n".join(lines) + "\n\n"
+
+
+def sparse_mul_source(slots: str, place, doc: str) -> str:
+    """`fq12_mul_by_{slots}(a, c0, ..)`: a times the Fq12 element whose only non-zero Fq2 coefficients are
+    the three arguments, at the places `place` puts them (a Miller loop's line values)."""
+    params = [("a", "fq12")] + [(f"c{k}", "fq2") for k in slots]
+    return emit_function(f"fq12_mul_by_{slots}", params, lambda e, a, *c: f12_mul(e, a, place(*c)), doc, flat=True)
+
+
 def tower_source(curve: str) -> str:
     _, P, xi = CURVE_FIELDS[curve]
     gam = {j: frobenius_gammas(P.p, xi, j) for j in (1, 2, 3)}
@@ -133,24 +158,19 @@ def tower_source(curve: str) -> str:
         emit_function("fq12_mul", F12x2, f12_mul, flat=True),
         emit_function("fq12_sqr", F12, f12_sqr, flat=True),
         emit_function("fq12_cyc_sqr", F12, f12_cyc_sqr, "Squaring in the cyclotomic subgroup only.", flat=True),
-        emit_function(
-            "fq12_mul_by_014",
-            [("a", "fq12"), ("c0", "fq2"), ("c1", "fq2"), ("c4", "fq2")],
-            lambda e, a, c0, c1, c4: f12_mul(e, a, ((c0, c1, None), (None, c4, None))),
-            "a * (c0 + c1 w^2 + c4 w^3): a line of the M-twist.",
-            flat=True,
-        ),
-        emit_function(
-            "fq12_mul_by_034",
-            [("a", "fq12"), ("c0", "fq2"), ("c3", "fq2"), ("c4", "fq2")],
-            lambda e, a, c0, c3, c4: f12_mul(e, a, ((c0, None, None), (c3, c4, None))),
-            "a * (c0 + c3 w + c4 w^3): a line of the D-twist.",
-            flat=True,
-        ),
+        sparse_mul_source("014", lambda c0, c1, c4: ((c0, c1, None), (None, c4, None)),
+                          "a * (c0 + c1 w^2 + c4 w^3): a line of the M-twist."),
+        sparse_mul_source("034", lambda c0, c3, c4: ((c0, None, None), (c3, c4, None)),
+                          "a * (c0 + c3 w + c4 w^3): a line of the D-twist."),
         frobenius_source("fq12", 12, f12_frob, gam),
         frobenius_source("fq6", 6, f6_frob, gam),
         array_access_source("fq6", (3, 2), P.limbs),
         array_access_source("fq12", (2, 3, 2), P.limbs),
+        vop_source("fq6", "k", "op 0 add, 1 sub, 2 mul, 3 neg, 4 sqr, 5 inv, 6 frobenius^k, 7 mul by v.",
+                   COMMON_OPS + ["fq6_mul_by_v(x)"]),
+        vop_source("fq12", "k, e, digits", "op 0 add, 1 sub, 2 mul, 3 neg, 4 sqr, 5 inv, 6 frobenius^k, 7 conj,\n"
+                   "    8 cyclotomic sqr, 9 pow (e: uint64 limbs), 10 cyclotomic pow (signed digits).",
+                   COMMON_OPS + ["fq12_conj(x)", "fq12_cyc_sqr(x)", "fq12_pow_limbs(x, e)", "fq12_pow_digits(x, digits)"]),
     ]
     return "\n".join(head) + "\n" + fill(TOWER_TEMPLATE, INTERNAL=INTERNAL) + "\n" + "".join(fns)
 
@@ -179,70 +199,25 @@ def fq12_inv(a):
     c = fq12_conj(a)
     return fq12_mul(c, (fq6_inv(fq12_mul(a, c)[0]), FQ6_ZERO))
 
-# ---- array kernels of the Python API (not a hot path) ----
-# One kernel per field with an op code: numba re-optimizes each callee inside
-# every caller, so one kernel compiles faster than one per operation.
+{INTERNAL}
+def fq12_pow_limbs(x, e):
+    """x^e, square-and-multiply over e's uint64 limbs (most significant bit first)."""
+    r = FQ12_ONE
+    for j in range(len(e) * 64 - 1, -1, -1):
+        r = fq12_sqr(r)
+        if (e[j >> 6] >> np.uint64(j & 63)) & ONE64:
+            r = fq12_mul(r, x)
+    return r
 
-@njit(cache=True)
-def fq6_vop(op, a, b, k, out):
-    """op 0 add, 1 sub, 2 mul, 3 neg, 4 sqr, 5 inv, 6 frobenius^k, 7 mul by v."""
-    for i in range(a.shape[0]):
-        x = fq6_load(a, i)
-        if op == 0:
-            r = fq6_add(x, fq6_load(b, i))
-        elif op == 1:
-            r = fq6_sub(x, fq6_load(b, i))
-        elif op == 2:
-            r = fq6_mul(x, fq6_load(b, i))
-        elif op == 3:
-            r = fq6_neg(x)
-        elif op == 4:
-            r = fq6_sqr(x)
-        elif op == 5:
-            r = fq6_inv(x)
-        elif op == 6:
-            r = fq6_frob(x, k)
-        else:
-            r = fq6_mul_by_v(x)
-        fq6_store(out, i, r)
-
-@njit(cache=True)
-def fq12_vop(op, a, b, k, e, digits, out):
-    """op 0 add, 1 sub, 2 mul, 3 neg, 4 sqr, 5 inv, 6 frobenius^k, 7 conj,
-    8 cyclotomic sqr, 9 pow (e: uint64 limbs), 10 cyclotomic pow (signed digits)."""
-    for i in range(a.shape[0]):
-        x = fq12_load(a, i)
-        if op == 0:
-            r = fq12_add(x, fq12_load(b, i))
-        elif op == 1:
-            r = fq12_sub(x, fq12_load(b, i))
-        elif op == 2:
-            r = fq12_mul(x, fq12_load(b, i))
-        elif op == 3:
-            r = fq12_neg(x)
-        elif op == 4:
-            r = fq12_sqr(x)
-        elif op == 5:
-            r = fq12_inv(x)
-        elif op == 6:
-            r = fq12_frob(x, k)
-        elif op == 7:
-            r = fq12_conj(x)
-        elif op == 8:
-            r = fq12_cyc_sqr(x)
-        elif op == 9:  # square-and-multiply over the limbs of e
-            r = FQ12_ONE
-            for j in range(len(e) * 64 - 1, -1, -1):
-                r = fq12_sqr(r)
-                if (e[j >> 6] >> np.uint64(j & 63)) & ONE64:
-                    r = fq12_mul(r, x)
-        else:  # signed digits, cyclotomic subgroup: conj is the inverse
-            r = FQ12_ONE
-            for d in digits:
-                r = fq12_cyc_sqr(r)
-                if d != 0:
-                    r = fq12_mul(r, x if d > 0 else fq12_conj(x))
-        fq12_store(out, i, r)
+{INTERNAL}
+def fq12_pow_digits(x, digits):
+    """x^e from e's signed digits, for x in the cyclotomic subgroup (where conj is the inverse)."""
+    r = FQ12_ONE
+    for d in digits:
+        r = fq12_cyc_sqr(r)
+        if d != 0:
+            r = fq12_mul(r, x if d > 0 else fq12_conj(x))
+    return r
 '''
 
 
