@@ -9,7 +9,7 @@ since b != 0).
 
 from __future__ import annotations
 
-from cuzk.field.codegen import elementwise, fill
+from cuzk.field.codegen import batch_inverse, elementwise, fill, ladder
 
 
 def group_source(g: str, f: str) -> str:
@@ -28,7 +28,17 @@ def group_source(g: str, f: str) -> str:
         elementwise(f"{g}_vis_on_curve", ("a", "out"), f"{g}_is_on_curve({ld})"),
         elementwise(f"{g}_vxyzz_is_zero", ("a", "out"), f"{f}_is_zero({f}_load(a[:, 2], i))"),
     ]
-    return fill(GROUP_TEMPLATE, g=g, f=f) + "\n" + "\n".join(kernels)
+    mul = ladder(f"{g}_mul_limbs", f"{g.upper()}_XYZZ_ZERO", f"{g}_xyzz_dbl", f"{g}_xyzz_add_affine",
+                 "[e]x for an affine x and canonical little-endian scalar limbs e (double-and-add).")
+    zz = f"{f}_load(p[:, 2], i)"
+    to_affine = batch_inverse(
+        f"{g}_vto_affine", ("p", "out", "nchunks"), f, value=f"{f}_load(p[:, 3], i)", zero=f"{f}_is_zero({zz})",
+        scratch="out[:, 0]", on_zero=f"{g}_store_affine(out, i, {g.upper()}_AFFINE_ZERO)",
+        use=lambda inv: [f"izzz = {inv}", f"izz = {f}_mul({f}_sqr(izzz), {f}_sqr({zz}))",
+                         f"x = {f}_mul({f}_load(p[:, 0], i), izz)", f"y = {f}_mul({f}_load(p[:, 1], i), izzz)",
+                         f"{g}_store_affine(out, i, (x, y))"],
+        doc="Batch normalization: one inversion per chunk (Montgomery's trick on ZZZ).")
+    return fill(GROUP_TEMPLATE, g=g, f=f) + "\n" + mul + "\n" + to_affine + "\n" + "\n".join(kernels)
 
 
 GROUP_TEMPLATE = '''
@@ -152,16 +162,6 @@ def {g}_is_on_curve(q):
     return {f}_eq({f}_sqr(y), {f}_add({f}_mul({f}_sqr(x), x), {G}_B))
 
 @njit(cache=True)
-def {g}_mul_limbs(q, e):
-    """[e]q for an affine q and canonical little-endian scalar limbs e (double-and-add)."""
-    acc = {G}_XYZZ_ZERO
-    for i in range(len(e) * 64 - 1, -1, -1):
-        acc = {g}_xyzz_dbl(acc)
-        if (e[i >> 6] >> np.uint64(i & 63)) & ONE64:
-            acc = {g}_xyzz_add_affine(acc, q)
-    return acc
-
-@njit(cache=True)
 def {g}_load_affine(arr, i):
     return ({f}_load(arr[:, 0], i), {f}_load(arr[:, 1], i))
 
@@ -186,32 +186,4 @@ def {g}_xyzz_sum(arr, out):
     for i in range(arr.shape[0]):
         acc = {g}_xyzz_add(acc, {g}_load_xyzz(arr, i))
     {g}_store_xyzz(out, 0, acc)
-
-@njit(parallel=True, nogil=True, cache=True)
-def {g}_vto_affine(p, out, nchunks):
-    """Batch normalization: one inversion per chunk (Montgomery's trick on ZZZ)."""
-    n = p.shape[0]
-    nchunks = max(1, min(n, nchunks))
-    for c in prange(nchunks):
-        lo = c * n // nchunks
-        hi = (c + 1) * n // nchunks
-        acc = {F}_ONE
-        for i in range(lo, hi):
-            zzz = {f}_load(p[:, 3], i)
-            {f}_store(out[:, 0], i, acc)
-            if not {f}_is_zero({f}_load(p[:, 2], i)):
-                acc = {f}_mul(acc, zzz)
-        inv = {f}_inv(acc)
-        for i in range(hi - 1, lo - 1, -1):
-            zz = {f}_load(p[:, 2], i)
-            if {f}_is_zero(zz):
-                {g}_store_affine(out, i, {G}_AFFINE_ZERO)
-            else:
-                zzz = {f}_load(p[:, 3], i)
-                izzz = {f}_mul(inv, {f}_load(out[:, 0], i))
-                inv = {f}_mul(inv, zzz)
-                izz = {f}_mul({f}_sqr(izzz), {f}_sqr(zz))
-                x = {f}_mul({f}_load(p[:, 0], i), izz)
-                y = {f}_mul({f}_load(p[:, 1], i), izzz)
-                {g}_store_affine(out, i, (x, y))
 '''

@@ -8,7 +8,7 @@ field in the generated module (e.g. `fr`, `fq`) so one module holds several.
 
 from __future__ import annotations
 
-from .codegen import Source, elementwise, fill, limbs_literal, mont_literal, tuple_of, u64
+from .codegen import Source, batch_inverse, elementwise, fill, ladder, limbs_literal, mont_literal, tuple_of, u64
 from .params import FieldParams
 
 
@@ -81,7 +81,8 @@ def prime_field_source(f: str, P: FieldParams) -> str:
         elementwise(f"{f}_vcanon_gt_half", ("a", "out"), f"{f}_gt({f}_from_mont({ld}), {F}_HALF)",
                     doc="out[i] = canonical(a[i]) > (p-1)/2, the 'lexicographically largest' flag."),
     ]
-    return s.text() + fill(PRIME_TEMPLATE, f=f) + "\n".join(kernels) + fill(PRIME_INV, f=f)
+    return (s.text() + fill(PRIME_TEMPLATE, f=f) + ladder(f"{f}_pow", f"{F}_ONE", f"{f}_sqr", f"{f}_mul")
+            + "\n".join(kernels) + _vinv_source(f))
 
 
 def _wide_source(s: Source, f: str, F: str, L: int, p: list[str], chain) -> None:
@@ -151,15 +152,6 @@ def {f}_sqr(a):
     return {f}_mul(a, a)
 
 @njit(cache=True)
-def {f}_pow(a, e):
-    r = {F}_ONE
-    for i in range(len(e) * 64 - 1, -1, -1):
-        r = {f}_mul(r, r)
-        if (e[i >> 6] >> np.uint64(i & 63)) & ONE64:
-            r = {f}_mul(r, a)
-    return r
-
-@njit(cache=True)
 def {f}_inv(a):
     return {f}_pow(a, {F}_PM2)
 
@@ -177,30 +169,11 @@ def {f}_sqrt(a):
     return {f}_eq({f}_mul(x, x), a), x
 '''
 
-PRIME_INV = '''
-@njit(parallel=True, nogil=True, cache=True)
-def {f}_vinv(a, out, nchunks):
-    """Batch inversion (Montgomery's trick) per chunk; zero maps to zero."""
-    n = a.shape[0]
-    nchunks = max(1, min(n, nchunks))
-    for c in prange(nchunks):
-        lo = c * n // nchunks
-        hi = (c + 1) * n // nchunks
-        acc = {F}_ONE
-        for i in range(lo, hi):
-            x = {f}_load(a, i)
-            {f}_store(out, i, acc)
-            if not {f}_is_zero(x):
-                acc = {f}_mul(acc, x)
-        inv = {f}_inv(acc)
-        for i in range(hi - 1, lo - 1, -1):
-            x = {f}_load(a, i)
-            if {f}_is_zero(x):
-                {f}_store(out, i, {F}_ZERO)
-            else:
-                {f}_store(out, i, {f}_mul(inv, {f}_load(out, i)))
-                inv = {f}_mul(inv, x)
-'''
+def _vinv_source(f: str) -> str:
+    return batch_inverse(f"{f}_vinv", ("a", "out", "nchunks"), f, value=f"{f}_load(a, i)", zero=f"{f}_is_zero(v)",
+                         scratch="out", on_zero=f"{f}_store(out, i, {f.upper()}_ZERO)",
+                         use=lambda inv: [f"{f}_store(out, i, {inv})"],
+                         doc="Batch inversion (Montgomery's trick) per chunk; zero maps to zero.")
 
 
 def fq2_source(f2: str, f: str, P: FieldParams, xi: tuple[int, int]) -> str:
@@ -216,10 +189,11 @@ def fq2_source(f2: str, f: str, P: FieldParams, xi: tuple[int, int]) -> str:
         f"{F2}_EXP_P34 = {limbs_literal((P.p - 3) // 4, P.limbs)}",
         f"{F2}_EXP_P12 = {limbs_literal((P.p - 1) // 2, P.limbs)}",
     ]
-    vinv = elementwise(f"{f2}_vinv", ["a", "out"], f"x if {f2}_is_zero(x) else {f2}_inv(x)", store=f"{f2}_store",
-                       body=[f"x = {f2}_load(a, i)"])
+    vinv2 = elementwise(f"{f2}_vinv", ["a", "out"], f"x if {f2}_is_zero(x) else {f2}_inv(x)", store=f"{f2}_store",
+                        body=[f"x = {f2}_load(a, i)"])
     return ("\n".join(head) + "\n" + _times_small(f"{f2}_times_xi0", f, xi[0], f"{F2}_XI0")
-            + fill(FQ2_TEMPLATE, f2=f2, f=f) + "\n" + _vector_kernels(f2) + "\n" + vinv)
+            + fill(FQ2_TEMPLATE, f2=f2, f=f) + ladder(f"{f2}_pow", f"{F2}_ONE", f"{f2}_sqr", f"{f2}_mul")
+            + "\n" + _vector_kernels(f2) + "\n" + vinv2)
 
 
 def _times_small(name: str, f: str, k: int, const: str) -> str:
@@ -298,15 +272,6 @@ def {f2}_mul_xi(a):
 def {f2}_inv(a):
     t = {f}_inv({f}_add({f}_mul(a[0], a[0]), {f}_mul(a[1], a[1])))
     return ({f}_mul(a[0], t), {f}_neg({f}_mul(a[1], t)))
-
-@njit(cache=True)
-def {f2}_pow(a, e):
-    r = {F2}_ONE
-    for i in range(len(e) * 64 - 1, -1, -1):
-        r = {f2}_sqr(r)
-        if (e[i >> 6] >> np.uint64(i & 63)) & ONE64:
-            r = {f2}_mul(r, a)
-    return r
 
 @njit(cache=True)
 def {f2}_sqrt(a):

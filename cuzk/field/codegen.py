@@ -171,6 +171,47 @@ def elementwise(name: str, params, result: str, *, store: str | None = None, set
     return s.text()
 
 
+def ladder(name: str, one: str, square: str, times: str, doc: str = "", decorator: str = KERNEL) -> str:
+    """`name(x, e)`: x^e, or [e]x, for e's uint64 limbs (little-endian), most significant bit first: `square`
+    once a bit, `times(r, x)` where it is set. Not constant-time (public exponents and test data only)."""
+    s = Source()
+    with s.function(name, ("x", "e"), decorator, doc):
+        s(f"r = {one}")
+        with s.block("for i in range(len(e) * 64 - 1, -1, -1)"):
+            s(f"r = {square}(r)")
+            with s.block("if (e[i >> 6] >> np.uint64(i & 63)) & ONE64"):
+                s(f"r = {times}(r, x)")
+        s("return r")
+    return s.text()
+
+
+def batch_inverse(name: str, params, f: str, *, value: str, zero: str, scratch: str, on_zero: str, use,
+                  doc: str) -> str:
+    """A parallel kernel inverting `value` (an expression of i) for i < len(params[0]) by Montgomery's trick,
+    one inversion per chunk of the last parameter's count: `scratch` (an output's field column) keeps the
+    running products; `zero` may read the value as v. Where it holds, `on_zero` runs, else `use(inverse)`'s
+    statements."""
+    F = f.upper()
+    s = Source()
+    with s.function(name, params, PARALLEL, doc):
+        s(f"n = {params[0]}.shape[0]", "nchunks = max(1, min(n, nchunks))")
+        with s.block("for c in prange(nchunks)"):
+            s("lo = c * n // nchunks", "hi = (c + 1) * n // nchunks", f"acc = {F}_ONE")
+            with s.block("for i in range(lo, hi)"):
+                s(f"v = {value}", f"{f}_store({scratch}, i, acc)")
+                with s.block(f"if not {zero}"):
+                    s(f"acc = {f}_mul(acc, v)")
+            s(f"inv = {f}_inv(acc)")
+            with s.block("for i in range(hi - 1, lo - 1, -1)"):
+                s(f"v = {value}")
+                with s.block(f"if {zero}"):
+                    s(on_zero)
+                with s.block("else"):
+                    s(f"v_inv = {f}_mul(inv, {f}_load({scratch}, i))", f"inv = {f}_mul(inv, v)")
+                    s(*use("v_inv"))
+    return s.text()
+
+
 # ---- compiling -------------------------------------------------------------------------
 
 

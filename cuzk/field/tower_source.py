@@ -18,7 +18,7 @@ import functools
 
 import numpy as np
 
-from .codegen import INTERNAL, Source, build_module, fill, index_paths, mont2_literal, nested
+from .codegen import INTERNAL, Source, build_module, fill, index_paths, ladder, mont2_literal, nested
 from .fields import CURVE_FIELDS, field_kernels
 from .frobenius import frobenius_gammas
 from .tower_formulas import (
@@ -166,11 +166,13 @@ def tower_source(curve: str) -> str:
         frobenius_source("fq6", 6, f6_frob, gam),
         array_access_source("fq6", (3, 2), P.limbs),
         array_access_source("fq12", (2, 3, 2), P.limbs),
+        ladder("fq12_pow_limbs", "FQ12_ONE", "fq12_sqr", "fq12_mul", decorator=INTERNAL),
         vop_source("fq6", "k", "op 0 add, 1 sub, 2 mul, 3 neg, 4 sqr, 5 inv, 6 frobenius^k, 7 mul by v.",
                    COMMON_OPS + ["fq6_mul_by_v(x)"]),
         vop_source("fq12", "k, e, digits", "op 0 add, 1 sub, 2 mul, 3 neg, 4 sqr, 5 inv, 6 frobenius^k, 7 conj,\n"
                    "    8 cyclotomic sqr, 9 pow (e: uint64 limbs), 10 cyclotomic pow (signed digits).",
-                   COMMON_OPS + ["fq12_conj(x)", "fq12_cyc_sqr(x)", "fq12_pow_limbs(x, e)", "fq12_pow_digits(x, digits)"]),
+                   COMMON_OPS + ["fq12_conj(x)", "fq12_cyc_sqr(x)", "fq12_pow_limbs(x, e)",
+                                 "fq12_pow_digits(x, digits)"]),
     ]
     return "\n".join(head) + "\n" + fill(TOWER_TEMPLATE, INTERNAL=INTERNAL) + "\n" + "".join(fns)
 
@@ -198,16 +200,6 @@ def fq12_inv(a):
     each kernel that calls it."""
     c = fq12_conj(a)
     return fq12_mul(c, (fq6_inv(fq12_mul(a, c)[0]), FQ6_ZERO))
-
-{INTERNAL}
-def fq12_pow_limbs(x, e):
-    """x^e, square-and-multiply over e's uint64 limbs (most significant bit first)."""
-    r = FQ12_ONE
-    for j in range(len(e) * 64 - 1, -1, -1):
-        r = fq12_sqr(r)
-        if (e[j >> 6] >> np.uint64(j & 63)) & ONE64:
-            r = fq12_mul(r, x)
-    return r
 
 {INTERNAL}
 def fq12_pow_digits(x, digits):
