@@ -31,7 +31,7 @@ from ..errors import UnknownCircuit
 from ..types import ProofKind, ProofRequest
 from . import filecoin_sector
 from .filecoin_sector import sector_spec
-from .registry import CircuitSpec, Witness, vanilla_bytes
+from .registry import CircuitSpec, vanilla_bytes
 
 SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")
 
@@ -66,9 +66,6 @@ def make_spec(size: str, params_dir: Path) -> CircuitSpec:
     base = porep_config_for(SECTOR_SIZES[size])
     cid = porep_kind.circuit_id(base)
 
-    def compiled():
-        return porep_kind.compiled(base)
-
     def parse(req: ProofRequest):
         named = request_config(req)
         c1 = decode_c1(vanilla_bytes(req, cid), registered_proof=int(req.registered_proof) or None)
@@ -89,19 +86,16 @@ def make_spec(size: str, params_dir: Path) -> CircuitSpec:
             check_sector(c1, int(req.miner_id), number)
         return c1
 
-    def witness(c1, p: int, out=None) -> Witness:
-        if not 0 <= p < len(c1.partitions):
-            raise ValueError(f"{cid} has {len(c1.partitions)} partition(s), not {p + 1}")
-        w, public = porep_kind.witness(c1.config, c1.partitions[p], out)
-        return Witness(w, public)
+    def partition(c1, p: int, out=None):
+        return porep_kind.witness(c1.config, c1.partitions[p], out)
 
     def public_inputs(req: ProofRequest) -> list[list[int]]:
         return [part.public_inputs() for part in parse(req).partitions]
 
-    return sector_spec(cid=cid, kind=ProofKind.POREP_SEAL_COMMIT, family="porep", size=size, cfg=base,
-                       params_dir=params_dir, compiled=compiled, counts=counts(base), parse=parse, witness=witness,
+    return sector_spec(circuit_kind=porep_kind, kind=ProofKind.POREP_SEAL_COMMIT, family="porep", size=size,
+                       cfg=base, params_dir=params_dir, counts=counts(base), parse=parse, partition=partition,
                        public_inputs=public_inputs, what="PoRep C2 (rust-fil-proofs v28 StackedDRG)",
-                       generate=lambda seed=None: sample_request(base, seed))
+                       sample=sample_request)
 
 
 def register(registry, params_dir: Path | None = None, sizes=SIZES) -> None:

@@ -17,14 +17,25 @@ import numpy as np
 
 from ..types import Priority, ProofKind
 from .filecoin_post import FilecoinParams, default_params_dir
-from .registry import CircuitSpec, satisfied_rows, working_bytes_estimate
+from .registry import CircuitSpec, Witness, satisfied_rows, working_bytes_estimate
 
 
-def sector_spec(*, cid: str, kind: ProofKind, family: str, size: str, cfg, params_dir: Path, compiled: Callable,
-                counts, parse: Callable, witness: Callable, public_inputs: Callable, what: str,
-                generate: Callable) -> CircuitSpec:
-    """The spec of one sector proof's circuit at one size; `what` names it in the description."""
+def sector_spec(*, circuit_kind, kind: ProofKind, family: str, size: str, cfg, params_dir: Path, counts,
+                parse: Callable, partition: Callable, public_inputs: Callable, what: str,
+                sample: Callable) -> CircuitSpec:
+    """The spec of one sector proof's circuit at one size. `circuit_kind` (porep_kind, snap_kind) names and
+    compiles the circuit of `cfg`; `partition(parsed, p, out)` is partition p's (witness, public inputs) of
+    what `parse` made; `sample(cfg, seed)` a request; `what` names it in the description."""
     n = counts
+    cid = circuit_kind.circuit_id(cfg)
+
+    def compiled():
+        return circuit_kind.compiled(cfg)
+
+    def witness(parsed, p: int, out=None) -> Witness:
+        if not 0 <= p < len(parsed.partitions):
+            raise ValueError(f"{cid} has {len(parsed.partitions)} partition(s), not {p + 1}")
+        return Witness(*partition(parsed, p, out))
 
     def rows(w: np.ndarray):
         return satisfied_rows(compiled(), w, f"vanilla proofs for {cid}")
@@ -36,7 +47,8 @@ def sector_spec(*, cid: str, kind: ProofKind, family: str, size: str, cfg, param
         working_bytes=lambda: working_bytes_estimate(n.aux + n.inputs, n.constraints + n.inputs),
         family=family, preset=size,
         description=f"Filecoin {what}, {size} sectors ({n.constraints:,} constraints x {cfg.partitions} partition(s))",
-        compiled=compiled, witness_vars=n.aux + n.inputs, check=parse, generate_request=generate,
+        compiled=compiled, witness_vars=n.aux + n.inputs, check=parse,
+        generate_request=lambda seed=None: sample(cfg, seed),
     )
 
 

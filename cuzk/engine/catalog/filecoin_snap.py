@@ -28,7 +28,7 @@ from ..errors import UnknownCircuit
 from ..types import ProofKind, ProofRequest
 from . import filecoin_sector
 from .filecoin_sector import sector_spec
-from .registry import CircuitSpec, Witness
+from .registry import CircuitSpec
 
 SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")
 
@@ -64,30 +64,24 @@ def make_spec(size: str, params_dir: Path) -> CircuitSpec:
     base = snap_config_for(SECTOR_SIZES[size])
     cid = snap_kind.circuit_id(base)
 
-    def compiled():
-        return snap_kind.compiled(base)
-
     def parse(req: ProofRequest):
         cfg = request_config(req)
         if cfg.sector_size != base.sector_size:
             raise FormatError(f"{cid}: the request is for {cfg.size_name} sectors ({cfg.name})")
         return decode_update(cfg, list(req.vanilla_proofs), req.comm_r_old, req.comm_r_new, req.comm_d_new)
 
-    def witness(update, p: int, out=None) -> Witness:
-        if not 0 <= p < len(update.partitions):
-            raise ValueError(f"{cid} has {len(update.partitions)} partition(s), not {p + 1}")
+    def partition(update, p: int, out=None):
         x = snap_kind.inputs(update.cfg, update.partitions[p], p, update.h, *update.commitments)
-        w, public = snap_kind.witness(update.cfg, x, out)
-        return Witness(w, public)
+        return snap_kind.witness(update.cfg, x, out)
 
     def public_inputs(req: ProofRequest) -> list[list[int]]:
         update = parse(req)
         return [update.public_inputs(k) for k in range(len(update.partitions))]
 
-    return sector_spec(cid=cid, kind=ProofKind.SNAP_DEALS_UPDATE, family="snap", size=size, cfg=base,
-                       params_dir=params_dir, compiled=compiled, counts=counts(base), parse=parse, witness=witness,
+    return sector_spec(circuit_kind=snap_kind, kind=ProofKind.SNAP_DEALS_UPDATE, family="snap", size=size, cfg=base,
+                       params_dir=params_dir, counts=counts(base), parse=parse, partition=partition,
                        public_inputs=public_inputs, what="SnapDeals update (rust-fil-proofs v28 EmptySectorUpdate)",
-                       generate=lambda seed=None: sample_request(base, seed))
+                       sample=sample_request)
 
 
 def register(registry, params_dir: Path | None = None, sizes=SIZES) -> None:
