@@ -32,8 +32,10 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(NODE_STAMP)
 
+# the suite's kernels compiled first on every core (tests/conftest.py), then the tests on every core
+# (pytest-xdist; at most 4 workers: each holds its own numba kernels and daemons)
 test: $(TEST_STAMP) $(NODE_STAMP)
-	CUZK_TEST_PRECOMPILE=1 $(PY) -m pytest -q
+	CUZK_TEST_PRECOMPILE=1 $(PY) -m pytest -q -n auto --maxprocesses=4 --durations=15
 
 run: $(RUN_STAMP)
 	$(PY) -m cuzk demo

@@ -38,6 +38,8 @@ def pytest_sessionstart(session):
     instead of one at a time in whichever test first calls each; once per cache (a stamp)."""
     if os.environ.get("CUZK_TEST_PRECOMPILE") != "1" or not KERNEL_LIST.is_file():
         return
+    if hasattr(session.config, "workerinput"):  # a pytest-xdist worker: its controller compiled them first
+        return
     from cuzk.cli.first_run import modules_of
     from cuzk.field import precompile
 

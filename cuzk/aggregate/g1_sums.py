@@ -62,7 +62,7 @@ def g1_straus(pts, neg, digits, starts, out):
 
 
 @functools.cache
-def _kernels(curve: str):
+def g1_sums_kernels(curve: str):
     L = fields_of(curve)[1].limbs
     src = f"from {curve_kernels(curve).__name__} import *\nL = {L}\n" + SOURCE.format(HALF=1 << (WINDOW - 2))
     return build_module(f"{curve}_aggregate_g1_sums", src)
@@ -79,5 +79,5 @@ def sums(curve: Curve, groups) -> np.ndarray:
     digits = wnaf_array(curve.name, mags, (r // 2).bit_length() + 1)
     starts = np.cumsum([0] + [len(parts) for parts in groups]).astype(np.int64)
     out = np.empty((len(groups), 4) + pts.shape[2:], dtype=np.uint64)
-    _kernels(curve.name).g1_straus(np.ascontiguousarray(pts), neg, digits, starts, out)
+    g1_sums_kernels(curve.name).g1_straus(np.ascontiguousarray(pts), neg, digits, starts, out)
     return curve.g1.to_affine(out)

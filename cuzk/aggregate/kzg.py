@@ -37,7 +37,7 @@ def fr_horner(coeffs, z, out):
 
 
 @functools.cache
-def _kernels(curve: str):
+def kzg_kernels(curve: str):
     return build_module(f"{curve}_aggregate_kzg", f"from {field_kernels(curve).__name__} import *\n" + HORNER_SOURCE)
 
 
@@ -45,7 +45,7 @@ def evaluate(fr, coeffs: np.ndarray, z: int) -> np.ndarray:
     """Montgomery Fr uint64[k, 4]: sum_j coeffs[j, k] z^j for Montgomery coeffs uint64[n, k, 4]."""
     coeffs = np.ascontiguousarray(coeffs, dtype=np.uint64)
     out = np.empty((coeffs.shape[1], 4), dtype=np.uint64)
-    _kernels(fr.curve).fr_horner(coeffs, np.ascontiguousarray(fr.from_int(z % fr.p)[None]), out)
+    kzg_kernels(fr.curve).fr_horner(coeffs, np.ascontiguousarray(fr.from_int(z % fr.p)[None]), out)
     return out
 
 

@@ -29,28 +29,31 @@ from types import ModuleType
 LISTS = Path(__file__).with_name("kernel_lists")
 
 
-def _generated(kind: str, curve: str) -> ModuleType | None:
-    from cuzk.backend.cpu.fixed_base import fixed_base_kernels
-    from cuzk.backend.cpu.msm import msm_kernels
-    from cuzk.backend.cpu.ntt import ntt_kernels
-    from cuzk.backend.cpu.spmv import spmv_kernel
-    from cuzk.curve import curve_kernels, encoding_kernels
-    from cuzk.curve.pairing import pairing_kernels
-    from cuzk.curve.subgroup import subgroup_kernels
-    from cuzk.field.fields import field_kernels
-    from cuzk.gadgets.poseidon.neptune_native import neptune_kernels
-    from cuzk.groth16.setup_kernels import setup_kernels
+# the generated numba modules by kind: "module:function" building a curve's (function(curve)); a trailing *
+# marks a builder of BLS12-381's only (Filecoin's encodings, subgroup checks, Poseidon, GLV/GLS)
+BUILDERS = {
+    "field": "cuzk.field.fields:field_kernels", "tower": "cuzk.field.tower_source:tower_kernels",
+    "curve": "cuzk.curve.curves:curve_kernels", "pairing": "cuzk.curve.pairing:pairing_kernels",
+    "ntt": "cuzk.backend.cpu.ntt:ntt_kernels", "msm": "cuzk.backend.cpu.msm:msm_kernels",
+    "spmv": "cuzk.backend.cpu.spmv:spmv_kernel", "fixed_base": "cuzk.backend.cpu.fixed_base:fixed_base_kernels",
+    "miller": "cuzk.backend.cpu.miller:miller_kernels", "setup": "cuzk.groth16.setup_kernels:setup_kernels",
+    "poseidon": "cuzk.gadgets.poseidon.native:poseidon_kernels",
+    "aggregate_gt": "cuzk.aggregate.gt:gt_kernels", "aggregate_g1_sums": "cuzk.aggregate.g1_sums:g1_sums_kernels",
+    "aggregate_kzg": "cuzk.aggregate.kzg:kzg_kernels",
+    "encoding": "cuzk.curve.encoding_kernels:kernels*", "subgroup": "cuzk.curve.subgroup:subgroup_kernels*",
+    "neptune_poseidon": "cuzk.gadgets.poseidon.neptune_native:neptune_kernels*",
+    "endo_mul": "cuzk.curve.endo_mul:endo_mul_kernels*",
+}
 
-    builders = {
-        "field": field_kernels, "curve": curve_kernels, "ntt": ntt_kernels, "msm": msm_kernels,
-        "spmv": lambda c: sys.modules[spmv_kernel(c).__module__], "fixed_base": fixed_base_kernels,
-        "setup": setup_kernels, "pairing": pairing_kernels,
-        # BLS12-381 only: Filecoin's point encodings, subgroup checks and Poseidon
-        "encoding": lambda c: encoding_kernels.kernels(), "subgroup": lambda c: subgroup_kernels(),
-        "neptune_poseidon": lambda c: neptune_kernels(),
-    }
-    build = builders.get(kind)
-    return build(curve) if build else None
+
+def _generated(kind: str, curve: str) -> ModuleType | None:
+    spec = BUILDERS.get(kind)
+    if spec is None:
+        return None
+    path, fn = spec.split(":")
+    build = getattr(importlib.import_module(path), fn.rstrip("*"))
+    built = build() if fn.endswith("*") else build(curve)
+    return built if isinstance(built, ModuleType) else sys.modules[built.__module__]  # spmv: its kernel
 
 
 def modules_of(kernels) -> list[ModuleType]:

@@ -114,7 +114,7 @@ def g2_vmul_add_gls(a, k, left, out):
 
 
 @functools.cache
-def _kernels():
+def endo_mul_kernels():
     P = BLS12_381_FQ
     c = bls12_381_constants()
     head = [
@@ -180,7 +180,7 @@ def mul_add(group, points, scalars, left=None) -> np.ndarray:
         lft = np.ascontiguousarray(left, dtype=np.uint64).reshape(pts.shape)
     digits = decompose(group.name, ks)
     tmp = np.empty((n, 4) + group.coord, dtype=np.uint64)
-    fn = _kernels().g1_vmul_add_glv if group.name == "g1" else _kernels().g2_vmul_add_gls
+    fn = endo_mul_kernels().g1_vmul_add_glv if group.name == "g1" else endo_mul_kernels().g2_vmul_add_gls
     with threads_for(256 * n):
         fn(pts, digits, lft, tmp)
     return group.to_affine(tmp)

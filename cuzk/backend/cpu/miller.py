@@ -156,7 +156,7 @@ SHARED_BN_TAIL = '''\
 
 
 @functools.cache
-def _kernels(curve: str):
+def miller_kernels(curve: str):
     pk = pairing_params(curve)
     L = fields_of(curve)[1].limbs
     if pk["twist"] == "M":  # lines (c0, c1 * x-part, c2 * y-part), multiplied by_014
@@ -192,7 +192,7 @@ def group_products(curve: str, vals: np.ndarray, starts: np.ndarray) -> np.ndarr
     starts = np.ascontiguousarray(starts, dtype=np.int64)
     out = fq12.zeros(len(starts) - 1)
     with threads_for(len(vals) * 64):
-        _kernels(curve).fq12_group_products(vals, starts, out)
+        miller_kernels(curve).fq12_group_products(vals, starts, out)
     return out
 
 
@@ -212,7 +212,7 @@ def chunk_loops(curve: str, g1: np.ndarray, g2: np.ndarray, starts: np.ndarray) 
     cstarts.append(int(starts[-1]))
     cstarts = np.array(cstarts, dtype=np.int64)
     vals = np.zeros((len(cstarts) - 1, 2, 3, 2, L), dtype=np.uint64)
-    _kernels(curve).miller_chunks(1, g1, g2, cstarts, np.zeros((0, 2, 3, 2, L), dtype=np.uint64),
+    miller_kernels(curve).miller_chunks(1, g1, g2, cstarts, np.zeros((0, 2, 3, 2, L), dtype=np.uint64),
                                   final_exp_program(curve), vals)
     owner = np.array(owner, dtype=np.int64)
     gstarts = np.searchsorted(owner, np.arange(ngroups + 1)).astype(np.int64)
@@ -228,7 +228,7 @@ def final_exponentiations(curve: str, f: np.ndarray) -> np.ndarray:
     out = np.zeros_like(f)
     g1, g2 = np.zeros((0, 2, L), np.uint64), np.zeros((0, 2, 2, L), np.uint64)
     with threads_for(len(f), minimum=2):
-        _kernels(curve).miller_chunks(2, g1, g2, np.zeros(1, np.int64), f, final_exp_program(curve), out)
+        miller_kernels(curve).miller_chunks(2, g1, g2, np.zeros(1, np.int64), f, final_exp_program(curve), out)
     return out
 
 
@@ -242,7 +242,7 @@ def shared_loops(curve: str, g1: np.ndarray, g2: np.ndarray, q_ptr: np.ndarray, 
     step = max(1, min(CHUNK, -(-nq // (4 * numba.get_num_threads()))))
     chunks = np.array(sorted(set(range(0, nq, step)) | {nq}), dtype=np.int64)
     out = np.zeros(((len(chunks) - 1) * nprod, 2, 3, 2, L), dtype=np.uint64)
-    _kernels(curve).miller_shared(g1, g2, q_ptr, p_idx, prod, chunks, nprod, out)
+    miller_kernels(curve).miller_shared(g1, g2, q_ptr, p_idx, prod, chunks, nprod, out)
     nch = len(chunks) - 1
     by_prod = np.ascontiguousarray(out.reshape((nch, nprod) + out.shape[1:]).swapaxes(0, 1))
     starts = np.arange(0, nch * nprod + 1, nch, dtype=np.int64)
