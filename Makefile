@@ -35,7 +35,7 @@ $(NODE_STAMP): package.json package-lock.json
 # the suite's kernels compiled first on every core (tests/conftest.py), then the tests on every core
 # (pytest-xdist; at most 4 workers: each holds its own numba kernels and daemons)
 test: $(TEST_STAMP) $(NODE_STAMP)
-	CUZK_TEST_PRECOMPILE=1 $(PY) -m pytest -q -n auto --maxprocesses=4 --durations=15
+	CUZK_TEST_PRECOMPILE=1 $(PY) -m pytest -q -n logical --maxprocesses=4 --durations=15
 
 run: $(RUN_STAMP)
 	$(PY) -m cuzk demo
