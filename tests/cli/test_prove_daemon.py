@@ -126,3 +126,56 @@ def test_a_tcp_address_or_no_daemon_is_one_line(key, tmp_path, address, message)
     assert res.stdout.split()[0] == "2", res.stdout + res.stderr
     (line,) = res.stderr.strip().splitlines()
     assert line.startswith("cuzk: error: ") and message in line
+
+
+@needs_snarkjs
+def test_a_job_of_a_key_named_by_its_path_resumes_after_a_crash(tmp_path):
+    """A `cuzk prove --daemon` job queued when the daemon died is proved after the restart, its key
+    registered again from the same files (snarkjs verifies the proof); had the key been written again in
+    between, the job fails, naming the change, rather than being proved with other parameters."""
+    from cuzk import key_ids
+    from cuzk.cli.prove_remote import _write_proof, _write_public
+    from cuzk.engine import Engine, JobState, ProofRequest
+    from cuzk.engine.jobs.journal import Journal
+    from cuzk.engine.jobs.store import JournalingJobStore
+    from synthetic_engine import synthetic_config
+
+    state = tmp_path / "state"
+    zkey, vk = setup_key(tmp_path / "keys")
+    request = ProofRequest(circuit_id=key_ids.make(str(zkey), str(EXAMPLE / "bits_mix.r1cs")),
+                           vanilla_proof=(EXAMPLE / "witness.wtns").read_bytes())
+
+    def engine():
+        cfg = synthetic_config(state, gpus__gpu_threads=1).validate()
+        return Engine(cfg, store=JournalingJobStore(Journal(state), 3600, 100)).start()
+
+    def crash_with_a_queued_job() -> str:
+        a = engine()
+        a.pause(True)
+        job_id = a.submit(request).job_id
+        a.store.close()  # the "crash": nothing reaches the journal from here on
+        a.shutdown(drain=False)
+        return job_id
+
+    job_id = crash_with_a_queued_job()
+    b = engine()
+    try:
+        assert b.recovered["resumed"] == 1
+        r = b.await_job(job_id, timeout=600)
+        assert r.state == JobState.COMPLETED, r.error
+        _write_proof(str(tmp_path / "proof.json"), r.proof)
+        _write_public(str(tmp_path / "public.json"), [int(v) for v in r.public_inputs[0]])
+        assert verify(vk, tmp_path)
+    finally:
+        b.shutdown(drain=False)
+        b.store.close()
+
+    job_id = crash_with_a_queued_job()
+    setup_key(tmp_path / "keys")  # a new setup at the same path before the restart
+    c = engine()
+    try:
+        r = c.await_job(job_id, timeout=60)
+        assert r.state == JobState.FAILED and "changed after this job was submitted" in r.error
+    finally:
+        c.shutdown(drain=False)
+        c.store.close()

@@ -14,6 +14,8 @@ import itertools
 import logging
 import time
 
+from cuzk import key_ids
+
 from ..catalog.registry import CircuitSpec
 from ..types import JobState, JobTimings, Priority, ProofKind
 from .job import Job
@@ -30,7 +32,7 @@ def restore(engine) -> None:
     now_wall, now_mono = time.time(), time.monotonic()
     counts = engine.recovered
     for row in rows:
-        spec = _spec(engine, row)
+        spec, why = _spec(engine, row, unfinished=row.finished_wall is None)
         job = Job(row.job_id, row.request, spec or _retired_spec(row), Priority(row.priority), row.seq)
         job.fingerprint = row.fingerprint  # finished rows no longer hold the request's bytes
         job.client = row.client
@@ -45,7 +47,7 @@ def restore(engine) -> None:
         interrupted = row.interrupted + (1 if row.state.running else 0)
         engine.store.adopt(job)
         if spec is None:
-            job.finish(JobState.FAILED, error=f"circuit {row.circuit_id!r} is no longer served by this daemon")
+            job.finish(JobState.FAILED, error=why)
             counts["failed"] += 1
         elif interrupted > MAX_INTERRUPTIONS:
             job.finish(JobState.FAILED, error=f"the daemon stopped {interrupted} times while this job was running; "
@@ -62,11 +64,24 @@ def restore(engine) -> None:
              "%d failed on recovery", counts["resumed"], counts["interrupted"], counts["finished"], counts["failed"])
 
 
-def _spec(engine, row):
+def _spec(engine, row, unfinished: bool) -> tuple[CircuitSpec | None, str]:
+    """The job's circuit, or None and why it is gone. For an unfinished job, a key a client named by its
+    files (cuzk prove --daemon) is registered again from them, if they are the version it was submitted for."""
+    gone = f"circuit {row.circuit_id!r} is no longer served by this daemon"
     try:
-        return engine.registry.get(row.circuit_id)
-    except Exception:
-        return None
+        return engine.registry.get(row.circuit_id), ""
+    except Exception:  # noqa: BLE001 -- not registered (now)
+        pass
+    named = getattr(row.request, "circuit_id", "")
+    if not unfinished or key_ids.parse(named) is None:
+        return None, gone
+    try:
+        spec = engine.keys_by_path.resolve(named)
+    except Exception as exc:  # noqa: BLE001 -- InvalidRequest: the files are gone, or this daemon opens none
+        return None, f"{gone}: {exc}"
+    if spec.circuit_id != row.circuit_id:
+        return None, f"{named}: the key's files changed after this job was submitted; it is not proved with the new ones"
+    return spec, ""
 
 
 def _retired_spec(row) -> CircuitSpec:
