@@ -189,11 +189,11 @@ def fq2_source(f2: str, f: str, P: FieldParams, xi: tuple[int, int]) -> str:
         f"{F2}_EXP_P34 = {limbs_literal((P.p - 3) // 4, P.limbs)}",
         f"{F2}_EXP_P12 = {limbs_literal((P.p - 1) // 2, P.limbs)}",
     ]
-    vinv2 = elementwise(f"{f2}_vinv", ["a", "out"], f"x if {f2}_is_zero(x) else {f2}_inv(x)", store=f"{f2}_store",
-                        body=[f"x = {f2}_load(a, i)"])
+    vinv = elementwise(f"{f2}_vinv", ["a", "out"], f"x if {f2}_is_zero(x) else {f2}_inv(x)", store=f"{f2}_store",
+                       body=[f"x = {f2}_load(a, i)"])
     return ("\n".join(head) + "\n" + _times_small(f"{f2}_times_xi0", f, xi[0], f"{F2}_XI0")
             + fill(FQ2_TEMPLATE, f2=f2, f=f) + ladder(f"{f2}_pow", f"{F2}_ONE", f"{f2}_sqr", f"{f2}_mul")
-            + "\n" + _vector_kernels(f2) + "\n" + vinv2)
+            + "\n" + _vector_kernels(f2) + "\n" + vinv)
 
 
 def _times_small(name: str, f: str, k: int, const: str) -> str:
