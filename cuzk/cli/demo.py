@@ -122,8 +122,10 @@ filecoin_params = "{filecoin_dir}"
             with d.client() as c:
                 warmup = VerifierWarmup(c, (winning, window)).start()
                 # before the jobs, so their timings are the proofs': the daemon checks every point of
-                # parameter files it reads by their Filecoin names (they come from outside)
-                stage(4, "loading both circuits' parameters into the daemon (every point checked) ...")
+                # parameter files it reads by their Filecoin names (they come from outside), once per file;
+                # these TEST parameters were stamped as checked when they were made here (check_stamps.py)
+                stage(4, "loading both circuits' parameters into the daemon (points checked once per file; "
+                         "these were made here) ...")
                 for cid in (winning, window):
                     with progress.ticking(f"  loading {cid}'s parameters"):
                         loaded = c.preload(cid)

@@ -153,15 +153,18 @@ def decode_section(buf, layout: ParamsLayout, name: str, what: str, checked: boo
     return _decode(buf, off, count, grp, f"{what}: params.{name}", checked)
 
 
-def open_params(path, circuit, checked: bool = True) -> ProvingKey:
-    """A lazily decoded ProvingKey for `circuit` (a CompiledCircuit) from a .params file."""
+def open_params(path, circuit, checked: bool = True, stamps=None) -> ProvingKey:
+    """A lazily decoded ProvingKey for `circuit` (a CompiledCircuit) from a .params file. `stamps`
+    (cuzk.engine.params.check_stamps.CheckStamps): sections of this very file checked before are not
+    checked again, and a section checked now is recorded there."""
     path = str(path)
     try:
         fh = open(path, "rb")
     except OSError as exc:
         raise FormatError(f"{path}: cannot open ({exc.strerror})") from None
     with fh:
-        if os.fstat(fh.fileno()).st_size == 0:
+        st = os.fstat(fh.fileno())  # the identity of the bytes mapped, for the stamps
+        if st.st_size == 0:
             raise FormatError(f"{path}: empty file")
         buf = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     layout = scan_params(buf, path)
@@ -181,7 +184,13 @@ def open_params(path, circuit, checked: bool = True) -> ProvingKey:
                           f">= {circuit.num_rows - 1}")
 
     def loader(name):
-        return lambda: decode_section(buf, layout, name, path, checked)
+        def load():
+            check = checked and not (stamps is not None and stamps.done(path, st, name))
+            pts = decode_section(buf, layout, name, path, check)
+            if check and stamps is not None:
+                stamps.mark(path, st, name)
+            return pts
+        return load
 
     return ProvingKey(vk=layout.vk, num_inputs=circuit.num_inputs, num_aux=circuit.num_aux, domain_size=n,
                       h_convention=H_BELLPERSON, beta_g1=layout.vk.beta_g1, delta_g1=layout.vk.delta_g1,

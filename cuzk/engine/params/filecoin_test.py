@@ -19,6 +19,8 @@ from cuzk.circuits.filecoin import provable
 from cuzk.formats.bellperson import write_params, write_vk
 from cuzk.groth16 import setup
 
+from .check_stamps import CheckStamps
+
 
 def stem(cfg, directory) -> Path:
     """The .params/.vk/.meta files' common path for the circuit of `cfg` (a PostConfig, PorepConfig or
@@ -41,4 +43,5 @@ def write(cfg, directory, backend=None, progress: bool | None = None) -> tuple[P
     params, vk = Path(f"{s}.params"), Path(f"{s}.vk")
     write_vk(vk, pk.vk)
     write_params(params, pk)
+    CheckStamps().mark_written(params)  # our own points: a daemon that reads them need not check them
     return params, vk, pk.domain_size

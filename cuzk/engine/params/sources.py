@@ -12,6 +12,8 @@ from typing import Callable
 from cuzk.formats.bellperson import open_params
 from cuzk.groth16.keys import ProvingKey
 
+from .check_stamps import CheckStamps
+
 
 def decoded_bytes(pk: ProvingKey) -> int:
     """Bytes of the base vectors once decoded (affine G1 = 2 coordinates, G2 = 4)."""
@@ -39,11 +41,12 @@ class BellpersonParams(ParamSource):
     def __init__(self, path, compiled: Callable, checked: bool = True):
         self.path = path
         self.compiled = compiled  # () -> CompiledCircuit: the file's vectors are checked against it
-        self.checked = checked
+        self.checked = checked  # every point, once per file (check_stamps.py)
         self.description = str(path)
 
     def open(self) -> ProvingKey:
-        return open_params(self.path, self.compiled(), checked=self.checked)
+        return open_params(self.path, self.compiled(), checked=self.checked,
+                           stamps=CheckStamps() if self.checked else None)
 
 
 class LoadedParams(ParamSource):
