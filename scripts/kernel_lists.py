@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Record cuzk/cli/kernel_lists/*.txt: the numba kernels a command compiles from empty caches.
 
-usage: .venv/bin/python scripts/kernel_lists.py [LABEL ...]     (default: every list in RUNS but tests)
+usage: .venv/bin/python scripts/kernel_lists.py [LABEL ...]     (default: every list in RUNS but tests
+       and the -cuda ones, which a GPU machine records: scripts/device/first_prove.sh)
 
 `tests` records what the whole test suite compiles into tests/kernel_list.txt (~25 min on two
 cores): `make test` compiles that list on every core before the tests run (tests/conftest.py).
@@ -67,6 +68,10 @@ RUNS = {
     "prove-bn254-cpu": [lambda w: _bits_mix(w), lambda w: _circom_like(w, "bn254", 10_000),
                         lambda w: _circom_like(w, "bn254", (1 << 16) - 3)],
     "prove-bls12_381-cpu": [lambda w: _circom_like(w, "bls12_381", 10_000)],
+    # on a GPU machine, asked by name: the CPU's part of a GPU proof (reading, checking) does not grow
+    # with the MSMs, so small circuits cover it
+    "prove-bn254-cuda": [lambda w: _bits_mix(w), lambda w: _circom_like(w, "bn254", 10_000)],
+    "prove-bls12_381-cuda": [lambda w: _circom_like(w, "bls12_381", 10_000)],
     "demo": [],  # recorded by record_processes
     "tests": [],  # likewise; written to tests/kernel_list.txt
 }
@@ -142,7 +147,8 @@ def main() -> None:
     if args[:1] == ["--child"]:
         child(args[1], args[3:])
         return
-    for label in args or [label for label in RUNS if label != "tests"]:  # tests: ~25 min, asked by name
+    # tests (~25 min) and the GPU lists are asked for by name
+    for label in args or [label for label in RUNS if label != "tests" and not label.endswith("-cuda")]:
         kernels = sorted(record(label), key=lambda k: (k.module, k.function, k.signature))
         out = REPO / "tests" / "kernel_list.txt" if label == "tests" else list_path(label)
         header = (f"# {label}: the numba kernels it compiles from empty caches, written by scripts/kernel_lists.py\n"

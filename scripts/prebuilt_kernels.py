@@ -13,7 +13,8 @@ to the package; a spec whose source changed since `build` simply compiles there 
     python scripts/prebuilt_kernels.py build OUT[.tgz] [--jobs J] SPEC ... [--tree DIR SPEC ...]
     python scripts/prebuilt_kernels.py seed DIR|FILE.tgz ...
 
-SPEC: `module:CURVE`, `pairing:CURVE`, `msm:CURVE:-DOPTION` (the whole module with an option, as
+SPEC: `module:CURVE` (every compile unit of cuzk.backend.cuda.module, each `unit:CURVE:NAME`),
+`pairing:CURVE`, `msm:CURVE:-DOPTION` (the units' source whole with an option, as
 `lab/msm_variants.py --variant` builds it). Specs after `--tree DIR` take their sources from that
 checkout (`.ab/old`). The production set, what every device call loads:
 
@@ -49,13 +50,27 @@ def spec_code(spec: str) -> tuple[str, tuple[str, ...]]:
     kind, _, rest = spec.partition(":")
     curve, _, option = rest.partition(":")
     extra = (option,) if option else ()
-    if kind in ("module", "msm"):
+    if kind == "unit":
+        from cuzk.backend.cuda.module import unit_source
+        return unit_source(curve, option), BASE_OPTIONS
+    if kind in ("msm", "module"):  # module: a tree from before the units compiled its module whole
         from cuzk.backend.cuda.module import source
         return source(curve), BASE_OPTIONS + extra
     if kind == "pairing":
         from cuzk.backend.cuda.pairing import source
         return source(curve), BASE_OPTIONS
-    raise SystemExit(f"unknown spec {spec!r}: module|pairing:CURVE or msm:CURVE:-DOPTION")
+    raise SystemExit(f"unknown spec {spec!r}: module|pairing:CURVE, unit:CURVE:NAME or msm:CURVE:-DOPTION")
+
+
+def expand_spec(spec: str) -> list[str]:
+    """`module:CURVE` as the unit specs cuzk compiles it in (from the cuzk first on sys.path)."""
+    kind, _, curve = spec.partition(":")
+    if kind != "module":
+        return [spec]
+    from cuzk.backend.cuda import module
+    if not hasattr(module, "unit_names"):  # an older tree: one module
+        return [spec]
+    return [f"unit:{curve}:{u}" for u in module.unit_names()]
 
 
 def cupy_compiler():
@@ -163,7 +178,7 @@ def build(args: list[str]) -> int:
         elif a == "--jobs":
             jobs = int(args.pop(0))
         else:
-            work.append((tree, a))
+            work += [(tree, spec) for spec in _expanded(tree, a)]
     me = str(Path(__file__).resolve())
 
     def run(job: tuple[Path, str]) -> tuple[int, str]:
@@ -175,6 +190,7 @@ def build(args: list[str]) -> int:
         return r.returncode, (r.stdout if r.returncode == 0 else r.stderr[-3000:]).strip()
 
     names, failed = [], 0
+    work.sort(key=lambda job: "g1_" not in job[1])  # the longest first (BLS12-381's G1 units: 2-9 s each)
     with ThreadPoolExecutor(jobs) as pool:
         for (tree, spec), (rc, text) in zip(work, pool.map(run, work)):
             if rc:
@@ -191,6 +207,14 @@ def build(args: list[str]) -> int:
     return 1 if failed else 0
 
 
+def _expanded(tree: Path, spec: str) -> list[str]:
+    if not spec.startswith("module:"):
+        return [spec]
+    r = subprocess.run([sys.executable, str(Path(__file__).resolve()), "expand", spec], capture_output=True,
+                       text=True, check=True, cwd=tree, env=dict(os.environ, PYTHONPATH=str(tree)))
+    return r.stdout.split()
+
+
 def main() -> int:
     args = sys.argv[1:]
     if not args or {"-h", "--help"} & set(args):
@@ -201,6 +225,9 @@ def main() -> int:
         return build(args)
     if verb == "seed":
         return seed(args)
+    if verb == "expand":  # build's helper: a tree's unit specs
+        print("\n".join(expand_spec(args[0])))
+        return 0
     if verb == "one":  # build's worker: one spec, from the cuzk first on sys.path
         print(json.dumps(build_one(args[1], Path(args[0]))))
         return 0

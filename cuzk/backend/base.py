@@ -177,6 +177,11 @@ class Backend(ABC):
     def describe(self) -> str:
         return self.name
 
+    def compile_kernels(self, curve: Curve | str) -> None:
+        """Compile (or load from a cache) the device code this backend runs for `curve`, quietly, ahead
+        of its first use: a command's first run does it beside numba's compiles (cuzk/cli/first_run.py).
+        The CPU backend's kernels are numba's, compiled by cuzk.field.precompile: nothing to do here."""
+
     # ---- the prover's witness path --------------------------------------------
     def host_array(self, shape, dtype=np.uint64) -> np.ndarray:
         """An uninitialised host array this backend uploads from fastest (page-locked on CUDA,

@@ -75,14 +75,18 @@ def list_path(label: str) -> Path:
     return LISTS / f"{label}.txt"
 
 
-def before(label: str, what: str, size: int | None = None):
+def before(label: str, what: str, size: int | None = None, alongside=None):
     """Compile list `label`'s kernels (those its runs up to log2 size `size` called) now, on every
     core, unless done before (or there is no such list, or CUZK_PRECOMPILE=0): precompile.Outcome
-    when it did, else None."""
+    when it did, else None. `alongside`: (what, work) done in a thread meanwhile (precompile.ensure)."""
     from cuzk.field import precompile
 
     path = list_path(label)
+    if not path.is_file() and label.endswith("-cuda"):
+        # no list recorded on a GPU machine yet: the CPU prover's covers what a GPU proof shares with it
+        # (reading, checking); its MSM and NTT kernels compile needlessly, beside the GPU's
+        path = list_path(label.removesuffix("-cuda") + "-cpu")
     if not precompile.enabled() or not path.is_file():
         return None
     text = path.read_text()
-    return precompile.ensure(label, text, modules_of(precompile.parse(text)), what, size)
+    return precompile.ensure(label, text, modules_of(precompile.parse(text)), what, size, alongside)

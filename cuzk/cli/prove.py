@@ -129,7 +129,11 @@ def cmd_prove(args: argparse.Namespace) -> int:
     ph = _Phases()
     backend = get_backend(args.backend)
     shape = key_shape(args.zkey)
-    if shape and first_run.before(f"prove-{shape[0]}-{backend.name}", "cuzk prove", shape[1].bit_length() - 1):
+    # on a GPU, the device's kernels compile (NVRTC) beside the CPU's
+    device = (f"the CUDA kernels for {shape[0]}", lambda: backend.compile_kernels(shape[0])) if (
+        shape and backend.name == "cuda") else None
+    if shape and first_run.before(f"prove-{shape[0]}-{backend.name}", "cuzk prove", shape[1].bit_length() - 1,
+                                  device):
         ph.lap("compile")  # once on a fresh machine
     zkey = _guard(read_zkey, args.zkey, False)  # the key's points trusted, as snarkjs and rapidsnark do
     wtns = _guard(read_wtns, args.wtns)

@@ -38,6 +38,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Callable
 
 from numba.core import event
 
@@ -187,11 +188,15 @@ class Outcome:
     seconds: float
 
 
-def ensure(label: str, text: str, modules: list[ModuleType], what: str = "", size: int | None = None) -> Outcome | None:
+def ensure(label: str, text: str, modules: list[ModuleType], what: str = "", size: int | None = None,
+           alongside: tuple[str, Callable[[], None]] | None = None) -> Outcome | None:
     """Compile the kernels of list `text` (those recorded at sizes up to `size`, if given) into numba's
     cache unless this was done (its stamp exists); None when nothing was to be done. `modules`: the
     modules the list's kernels live in (the caller builds or imports them: the command needs them
-    anyway). `what` names the command in the progress line ("cuzk prove")."""
+    anyway). `what` names the command in the progress line ("cuzk prove"). `alongside`: (what, work)
+    of the command's own that runs in a thread of this process meanwhile, started once the workers
+    have forked (the CUDA backend's NVRTC compiles: threads, most of their time outside the GIL); an
+    error in it is left to the command's own first use, which meets it again."""
     if not enabled():
         return None
     kernels = [k for k in parse(text) if size is None or k.since <= size]
@@ -207,11 +212,14 @@ def ensure(label: str, text: str, modules: list[ModuleType], what: str = "", siz
     # other) at the fork would hold it forever in the child. Else compile here, one at a time.
     if not ("fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1):
         n = 1
-    progress.notice(f"cuzk: compiling the CPU kernels{' of ' + what if what else ''} on {n} core{'s' if n > 1 else ''}, "
-                    f"once (later runs load them from {cache_dir()})")
+    also = f", and {alongside[0]} beside them" if alongside else ""
+    progress.notice(f"cuzk: compiling the CPU kernels{' of ' + what if what else ''} on {n} core{'s' if n > 1 else ''}"
+                    f"{also}, once (later runs load them from {cache_dir()})")
     status = progress.Status("cuzk: compiling CPU kernels", total=len(tasks), unit="kernels", every_s=5.0)
+    side = _Alongside(alongside)
     try:
-        failed = _in_workers(tasks, n, status) if n > 1 else _here(tasks, status)
+        failed = _in_workers(tasks, n, status, side.start) if n > 1 else _here(tasks, status, side.start)
+        side.wait(status, len(tasks))
     finally:
         status.close()
     if not failed:
@@ -229,9 +237,35 @@ def _compile(task) -> bool:
         return False
 
 
-def _here(tasks, status) -> int:
+class _Alongside:
+    """ensure's `alongside` work in a thread of its own; an error is dropped (see ensure)."""
+
+    def __init__(self, alongside: tuple[str, Callable[[], None]] | None):
+        self.what, self.work = alongside or ("", None)
+        self.thread: threading.Thread | None = None
+
+    def _run(self) -> None:
+        try:
+            self.work()
+        except Exception:  # noqa: BLE001 -- met again, and reported, at the command's first use
+            pass
+
+    def start(self) -> None:
+        if self.work is not None:
+            self.thread = threading.Thread(target=self._run, name="cuzk-precompile-alongside", daemon=True)
+            self.thread.start()
+
+    def wait(self, status, done: int) -> None:
+        """Join the thread, the counter saying what is still being waited for."""
+        while self.thread is not None and self.thread.is_alive():
+            status.update(done, f"waiting for {self.what}")
+            self.thread.join(1.0)
+
+
+def _here(tasks, status, start_alongside=lambda: None) -> int:
     """One at a time in this process (one core, or threads running): the same counter, and a
     "still going" line while a single kernel takes long."""
+    start_alongside()
     failed = 0
     with compile_notice.muted(), progress.ticking("cuzk: compiling CPU kernels", every_s=5.0, first_s=5.0):
         for i, task in enumerate(tasks):
@@ -240,7 +274,7 @@ def _here(tasks, status) -> int:
     return failed
 
 
-def _in_workers(tasks, n: int, status) -> int:
+def _in_workers(tasks, n: int, status, start_alongside=lambda: None) -> int:
     """Forked workers pull task indices from a queue (the list is theirs by inheritance, nothing
     is pickled but numbers) and report (index, ok) back; the parent counts."""
     ctx = multiprocessing.get_context("fork")
@@ -260,6 +294,7 @@ def _in_workers(tasks, n: int, status) -> int:
     procs = [ctx.Process(target=work, daemon=True) for _ in range(n)]
     for p in procs:
         p.start()
+    start_alongside()  # threads only now: none may run at a fork
     failed = finished = 0
     detail, shown = group_name(tasks[0][0].module), time.monotonic()
     try:

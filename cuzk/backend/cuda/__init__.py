@@ -19,6 +19,7 @@ from ..base import Backend, as_curve
 from . import msm as _msm
 from . import ntt as _ntt
 from .events import EventTimer
+from . import module
 from .module import fn
 from .. import window_tables as wt
 from ..staging import copy_into
@@ -262,6 +263,10 @@ class CudaBackend(Backend):
         with self.device:
             free, total = cp.cuda.runtime.memGetInfo()
         return int(total - free)
+
+    def compile_kernels(self, curve) -> None:
+        with self.device:
+            module.preload(as_curve(curve).name)
 
     def describe(self) -> str:
         props = cp.cuda.runtime.getDeviceProperties(self.device_id)

@@ -1,147 +1,11 @@
 // Pippenger MSM with signed c-bit digits, bucket sort by counting, equal runs
 // of the sorted points per accumulating thread, segmented running sums for bucket reduction,
 // and a block tree to sum segments. Also the batch-addition kernel used for
-// scalars equal to 1. Instantiated for G1 and G2 by MSM_KERNELS below.
+// scalars equal to 1. Each kernel is a macro KERNEL_name(G, F), instantiated for G1 (g1, fq_t)
+// and G2 (g2, fq2_t) one at a time in a compile unit of its own (module.py: NVRTC compiles the
+// units in parallel). The scalar passes are in msm_scalars.cuh.
 #pragma once
 #include "curve.cuh"
-
-#define SKIP_KEY 0xffffffffu
-
-__device__ __forceinline__ bool scalar_is_one(const u32* s) {
-    u32 hi = 0;
-#pragma unroll
-    for (int k = 1; k < 8; k++) hi |= s[k];
-    return s[0] == 1 && hi == 0;
-}
-
-// scalar i's 8 limbs as two 16-byte loads (scalar arrays are 32-byte aligned rows)
-__device__ __forceinline__ void load_scalar(const u32* scalars, u64 i, u32* s) {
-    const uint4* p = reinterpret_cast<const uint4*>(scalars + i * 8);
-    const uint4 a = p[0], b = p[1];
-    s[0] = a.x; s[1] = a.y; s[2] = a.z; s[3] = a.w;
-    s[4] = b.x; s[5] = b.y; s[6] = b.z; s[7] = b.w;
-}
-
-// One pass over the scalars: indices of scalars equal to 1 (for the
-// batch-addition kernel; order is irrelevant, the sum is exact) and of the
-// scalars that are neither 0 nor 1 (Pippenger's; gathered when they are few,
-// so its digit and sort passes cover only them). counts[0] = ones, counts[1] = others.
-// A block takes CLASSIFY_ROUNDS runs of 256 consecutive scalars and claims its places with one
-// atomic per class: the L2 serializes atomics on one address, and one per warp (2^22 at 2^27)
-// held the pass at ~5 ms, about 4x its memory traffic. Each warp's ballots rank its lanes, so
-// the indices of a block come out in increasing order.
-#define CLASSIFY_ROUNDS 8
-extern "C" __global__ void __launch_bounds__(256) msm_classify(const u32* scalars, u64 n, u32* ones, u32* others,
-                                                               u32* counts) {
-    __shared__ u32 rank[2][CLASSIFY_ROUNDS * 8];  // (round, warp) -> its first place, per class
-    __shared__ u32 base[2];
-    const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, below = (1u << lane) - 1;
-    const u64 b0 = (u64)blockIdx.x * (256 * CLASSIFY_ROUNDS) + threadIdx.x;
-    u32 m1[CLASSIFY_ROUNDS], m2[CLASSIFY_ROUNDS];
-#pragma unroll
-    for (int r = 0; r < CLASSIFY_ROUNDS; r++) {
-        const u64 i = b0 + r * 256;
-        u32 kind = 0;  // 0: zero, 1: one, 2: other
-        if (i < n) {
-            u32 s[8];
-            load_scalar(scalars, i, s);
-            u32 any = 0;
-#pragma unroll
-            for (int k = 0; k < 8; k++) any |= s[k];
-            kind = !any ? 0u : (scalar_is_one(s) ? 1u : 2u);
-        }
-        m1[r] = __ballot_sync(0xffffffffu, kind == 1);
-        m2[r] = __ballot_sync(0xffffffffu, kind == 2);
-        if (lane == 0) {
-            rank[0][r * 8 + warp] = __popc(m1[r]);
-            rank[1][r * 8 + warp] = __popc(m2[r]);
-        }
-    }
-    __syncthreads();
-    if (threadIdx.x < 2) {  // exclusive scan of the block's counts, then one atomic per class
-        u32 run = 0;
-        for (int k = 0; k < CLASSIFY_ROUNDS * 8; k++) {
-            const u32 c = rank[threadIdx.x][k];
-            rank[threadIdx.x][k] = run;
-            run += c;
-        }
-        base[threadIdx.x] = run ? atomicAdd(&counts[threadIdx.x], run) : 0;
-    }
-    __syncthreads();
-#pragma unroll
-    for (int r = 0; r < CLASSIFY_ROUNDS; r++) {
-        const u32 i = (u32)(b0 + r * 256);
-        if ((m1[r] >> lane) & 1) ones[base[0] + rank[0][r * 8 + warp] + __popc(m1[r] & below)] = i;
-        else if ((m2[r] >> lane) & 1) others[base[1] + rank[1][r * 8 + warp] + __popc(m2[r] & below)] = i;
-    }
-}
-
-// Signed digits of each scalar (canonical, 8 x u32 limbs): for point i and window w, the
-// digit d goes to bucket set w % sets: key = (w % sets) * 2^(c-1) + |d| - 1 (or SKIP_KEY when
-// d = 0); counts[key]++. The plain MSM has a set per window (sets = nwin). A window table
-// (WindowTable in msm.py) holds the rows 2^(c sets j) P_i, so window w = sets j + s multiplies
-// row j by 2^(c s) like window s does the bases: windows one row apart share a set of buckets
-// (one row per window: sets = 1, every window in one set). A carry out of the top window (a
-// scalar too wide for nwin windows) sets *err. Scalars equal to 1 are skipped (msm_classify
-// gave them to batch addition).
-extern "C" __global__ void msm_digits(const u32* scalars, u64 n, u32 c, u32 nwin, u32 sets, u32* keys,
-                                      u32* counts, u32* err) {
-    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    u32 s[9];
-    load_scalar(scalars, i, s);
-    s[8] = 0;
-    if (scalar_is_one(s)) s[0] = 0;
-    const u32 half = 1u << (c - 1);
-    const u32 mask = (1u << c) - 1;
-    u32 carry = 0, set = 0;
-    for (u32 w = 0; w < nwin; w++) {
-        const u32 bit = w * c;
-        const u32 limb = bit >> 5, sh = bit & 31;
-        const u64 two = limb < 8 ? ((u64)s[limb + 1] << 32) | s[limb] : 0;
-        u32 d = (u32)((two >> sh) & mask) + carry;
-        u32 key = SKIP_KEY;
-        u32 neg = 0;
-        if (d > half) {
-            d = (1u << c) - d;
-            neg = 1;
-            carry = 1;
-        } else {
-            carry = 0;
-        }
-        if (d) {
-            key = set * half + d - 1;
-            atomicAdd(&counts[key], 1u);
-        }
-        keys[(u64)w * n + i] = key == SKIP_KEY ? SKIP_KEY : (key | (neg << 31));
-        if (++set == sets) set = 0;
-    }
-    if (carry) atomicOr(err, 1u);
-}
-
-// Place each (window w, scalar j) into its bucket's run: sorted[pos] = the point's index | neg << 31:
-// the base's (index[j] for gathered scalars, else j), plus (w / sets) * nbases, its table row.
-// Thread j takes its scalar's entries in every window, the row advancing with a counter: a thread
-// per entry had to find w and j by dividing by n (a 64-bit division, ~25 instructions an entry).
-extern "C" __global__ void msm_scatter(const u32* keys, u64 n, u32 nwin, u32 sets, const u32* index, u32 indexed,
-                                       u64 nbases, u32* cursor, u32* sorted) {
-    const u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= n) return;
-    const u64 base = indexed ? index[j] : j;
-    u64 row = 0;
-    u32 set = 0;
-    for (u32 w = 0; w < nwin; w++) {
-        const u32 k = keys[(u64)w * n + j];
-        if (k != SKIP_KEY) {
-            const u32 pos = atomicAdd(&cursor[k & 0x7fffffffu], 1u);
-            sorted[pos] = (u32)(base + row) | (k & 0x80000000u);
-        }
-        if (++set == sets) {
-            set = 0;
-            row += nbases;
-        }
-    }
-}
 
 // A point of the MSM by its index: a base (i < nbase), or a window table's row (the rows after
 // the bases, which stay where they are: a table costs no copy of them).
@@ -225,16 +89,20 @@ __device__ __forceinline__ void msm_accumulate_run(const u32* bases, u32 nbase, 
     }
 }
 
-#define MSM_ACCUMULATE(G, F, ACC_BLOCKS)                                                                 \
+// accumulation blocks of 128 threads (ACC_THREADS, ACC_BLOCKS in msm.py) resident per SM: G1's 2
+// (202 registers, no spill) ran 3-5 % faster than 3 (168, spilling) once squarings had their own
+// routine (BENCHMARKS.md); G2 needs 255
+#define ACC_BLOCKS 2
+#define KERNEL_msm_accumulate(G, F)                                                                    \
     extern "C" __global__ void __launch_bounds__(128, ACC_BLOCKS) G##_msm_accumulate(const u32* bases, u32 nbase, \
                                                   const u32* rows, const u32* sorted, const u32* offsets,  \
                                                   u32 nbuckets, u32 run, u32* buckets, u32* first, u32* last) { \
         msm_accumulate_run<F>(bases, nbase, rows, sorted, offsets, nbuckets, run, buckets, first, last);  \
     }
 
-#define MSM_KERNELS(G, F)                                                                                    \
-    /* buckets[b]: 0 when empty; else the parts of the threads it spans (one thread per bucket; most span one,*/ \
-    /* which wrote it already)                                                                              */ \
+// buckets[b]: 0 when empty; else the parts of the threads it spans (one thread per bucket; most span one,
+// which wrote it already)
+#define KERNEL_msm_combine_parts(G, F)                                                                          \
     extern "C" __global__ void G##_msm_combine_parts(const u32* offsets, u32 nbuckets, u32 run, const u32* first, \
                                                      const u32* last, u32* buckets) {                          \
         const u32 b = blockIdx.x * blockDim.x + threadIdx.x;                                                  \
@@ -249,16 +117,20 @@ __device__ __forceinline__ void msm_accumulate_run(const u32* bases, u32 nbase, 
         XYZZ<F> acc = load_xyzz<F>(last, t0);                                                                  \
         for (u32 t = t0 + 1; t <= t1; t++) acc = xyzz_add(acc, load_xyzz<F>(first, t));                        \
         store_xyzz(buckets, b, acc);                                                                           \
-    }                                                                                                          \
-    /* out[t] = sum of the run pts[t * len .. t * len + len) (the levels of _tree_sum) */                    \
+    }
+
+// out[t] = sum of the run pts[t * len .. t * len + len) (the levels of _tree_sum)
+#define KERNEL_sum_runs(G, F)                                                                                   \
     extern "C" __global__ void G##_sum_runs(const u32* pts, u32 len, u64 count, u32* out) {                   \
         const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;                                             \
         if (t >= count) return;                                                                                \
         XYZZ<F> acc = load_xyzz<F>(pts, t * len);                                                              \
         for (u32 j = 1; j < len; j++) acc = xyzz_add(acc, load_xyzz<F>(pts, t * len + j));                     \
         store_xyzz(out, t, acc);                                                                               \
-    }                                                                                                          \
-    /* window table, one step: dst[i] = 2^c src[i] in affine (doublings, then batch_to_affine) */          \
+    }
+
+// window table, one step: dst[i] = 2^c src[i] in affine (doublings, then batch_to_affine)
+#define KERNEL_table_step(G, F)                                                                                 \
     extern "C" __global__ void G##_table_step(const u32* src, u64 n, u32 c, u32* dst, u32* scratch) {         \
         const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;                                             \
         const u64 stride = (u64)gridDim.x * blockDim.x;                                                       \
@@ -269,10 +141,12 @@ __device__ __forceinline__ void msm_accumulate_run(const u32* bases, u32 nbase, 
             acc = keep_for_affine(scratch, dst, i, p, acc);                                                    \
         }                                                                                                      \
         if (t < n) batch_to_affine(scratch, dst, n, t, stride, acc);                                          \
-    }                                                                                                          \
-    /* fixed-base multiplication (parameter generation): dst[i] = [k_i] G in affine, for canonical        */ \
-    /* scalars k_i, from the table row w * 256 + d = d 2^(8w) G (affine): one mixed addition per nonzero  */ \
-    /* byte of k_i, then batch_to_affine. The table (8192 points) stays in L2.                            */ \
+    }
+
+// fixed-base multiplication (parameter generation): dst[i] = [k_i] G in affine, for canonical
+// scalars k_i, from the table row w * 256 + d = d 2^(8w) G (affine): one mixed addition per nonzero
+// byte of k_i, then batch_to_affine. The table (8192 points) stays in L2.
+#define KERNEL_fixed_base(G, F)                                                                                 \
     extern "C" __global__ void G##_fixed_base(const u32* table, const u32* scalars, u64 n, u32* dst,          \
                                               u32* scratch) {                                                  \
         const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;                                             \
@@ -290,9 +164,11 @@ __device__ __forceinline__ void msm_accumulate_run(const u32* bases, u32 nbase, 
             acc = keep_for_affine(scratch, dst, i, p, acc);                                                    \
         }                                                                                                      \
         if (t < n) batch_to_affine(scratch, dst, n, t, stride, acc);                                          \
-    }                                                                                                          \
-    /* segment s of window w covers buckets [lo, hi) (1-based weights lo+1..hi):                          */ \
-    /* out = sum_{b in seg} (b + 1) * B_b via a running sum from the top plus lo * (sum of the segment)  */ \
+    }
+
+// segment s of window w covers buckets [lo, hi) (1-based weights lo+1..hi):
+// out = sum_{b in seg} (b + 1) * B_b via a running sum from the top plus lo * (sum of the segment)
+#define KERNEL_msm_reduce_segments(G, F)                                                                        \
     extern "C" __global__ void G##_msm_reduce_segments(const u32* buckets, u32 half, u32 nwin, u32 seglen,     \
                                                        u32* out) {                                             \
         const u32 nseg = half / seglen;                                                                        \
@@ -312,8 +188,10 @@ __device__ __forceinline__ void msm_accumulate_run(const u32* bases, u32 nbase, 
             if ((lo >> bit) & 1) mul = xyzz_add(mul, run);                                                     \
         }                                                                                                      \
         store_xyzz(out, t, xyzz_add(sum, mul));                                                                \
-    }                                                                                                          \
-    /* one block per group of `len` XYZZ points: out[group] = their sum (tree in shared memory) */            \
+    }
+
+// one block per group of `len` XYZZ points: out[group] = their sum (tree in shared memory)
+#define KERNEL_sum_groups(G, F)                                                                                 \
     extern "C" __global__ void G##_sum_groups(const u32* pts, u32 len, u32* out) {                            \
         extern __shared__ u32 sm_pts[];                                                                        \
         const u32 g = blockIdx.x;                                                                              \
@@ -329,8 +207,10 @@ __device__ __forceinline__ void msm_accumulate_run(const u32* bases, u32 nbase, 
             __syncthreads();                                                                                   \
         }                                                                                                      \
         if (threadIdx.x == 0) store_xyzz(out, g, load_xyzz<F>(sm_pts, 0));                                     \
-    }                                                                                                          \
-    /* batch addition: each thread sums a grid-strided subset of the selected points */                       \
+    }
+
+// batch addition: each thread sums a grid-strided subset of the selected points
+#define KERNEL_batch_add(G, F)                                                                                  \
     extern "C" __global__ void G##_batch_add(const u32* bases, const u32* idx, u64 count, u32* out) {          \
         const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;                                             \
         const u64 stride = (u64)gridDim.x * blockDim.x;                                                       \
@@ -341,16 +221,8 @@ __device__ __forceinline__ void msm_accumulate_run(const u32* bases, u32 nbase, 
 
 typedef Fp<fq_params> fq_t;
 typedef Fp2<fq_params> fq2_t;
-// accumulation blocks of 128 threads (ACC_THREADS, ACC_BLOCKS in msm.py) resident per SM: G1's 2
-// (202 registers, no spill) ran 3-5 % faster than 3 (168, spilling) once squarings had their own
-// routine (BENCHMARKS.md); G2 needs 255
-MSM_ACCUMULATE(g1, fq_t, 2)
-MSM_KERNELS(g1, fq_t)
-MSM_ACCUMULATE(g2, fq2_t, 2)
-MSM_KERNELS(g2, fq2_t)
-
 // thread w: pts[w] *= 2^(c*w) (window weights before the final sum)
-#define SCALE_KERNEL(G, F)                                                                       \
+#define KERNEL_scale_windows(G, F)                                                                       \
     extern "C" __global__ void G##_scale_windows(u32* pts, u32 c, u32 nwin) {                     \
         const u32 w = blockIdx.x * blockDim.x + threadIdx.x;                                     \
         if (w >= nwin) return;                                                                   \
@@ -358,5 +230,3 @@ MSM_KERNELS(g2, fq2_t)
         for (u32 k = 0; k < c * w; k++) p = xyzz_dbl(p);                                         \
         store_xyzz(pts, w, p);                                                                   \
     }
-SCALE_KERNEL(g1, fq_t)
-SCALE_KERNEL(g2, fq2_t)
