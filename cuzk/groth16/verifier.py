@@ -13,6 +13,7 @@ import secrets
 import numpy as np
 
 from cuzk.curve.pairing import multi_pairing_is_one
+from cuzk.curve.subgroup import in_subgroup
 from cuzk.errors import ValidationError
 
 from .keys import Proof, VerifyingKey
@@ -64,7 +65,7 @@ def _valid_points(grp, pts: np.ndarray) -> np.ndarray:
     ok = fq.is_canonical(pts.reshape(-1, fq.limbs)).reshape(pts.shape[0], -1).all(axis=1)
     if not ok.all():
         return ok
-    return grp.is_on_curve(pts) & grp.is_in_subgroup(pts)
+    return grp.is_on_curve(pts) & in_subgroup(grp, pts)  # the endomorphism tests where proven (subgroup.py)
 
 
 def _check_proof_points(curve, proof: Proof) -> None:

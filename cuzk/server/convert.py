@@ -6,6 +6,7 @@ import numpy as np
 
 from cuzk.curve import CURVES, get_curve
 from cuzk.curve.encoding import decode_points, encode_points
+from cuzk.curve.subgroup import in_subgroup
 from cuzk.engine import EngineStatus, JobResult, JobState, Priority, ProofKind, ProofRequest
 from cuzk.engine.types import AggregateResult, AggregateVerdict, SrsSource
 from cuzk.engine.errors import InvalidRequest
@@ -144,7 +145,7 @@ def _point_from(group, data: bytes, what: str) -> np.ndarray:
     if group.name == "g2":
         m = m[[1, 0, 3, 2]]
     pt = m.reshape((2,) + group.coord)
-    if not (group.is_on_curve(pt[None])[0] and group.is_in_subgroup(pt[None])[0]):
+    if not (group.is_on_curve(pt[None])[0] and in_subgroup(group, pt[None])[0]):
         raise ValidationError(f"verifying key {what}: not a point of the prime-order {group.name.upper()} subgroup")
     return pt
 
