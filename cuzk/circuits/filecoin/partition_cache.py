@@ -1,4 +1,4 @@
-"""How a Filecoin circuit's partition is witnessed and its compiled form cached, in one place.
+"""How a Filecoin circuit's partition is witnessed and its compiled form (and size) cached, in one place.
 
 The PoRep and SnapDeals kinds (porep_kind, snap_kind) each have one circuit per sector size: its
 compiled form is recorded once and kept at <cuzk cache>/circuits/<circuit id>-v<wiring version>.pce
@@ -10,6 +10,8 @@ inputs read back from w.
 from __future__ import annotations
 
 import functools
+import json
+import os
 from pathlib import Path
 from typing import Callable
 
@@ -55,3 +57,26 @@ def compiler(config_for: Callable, circuit_id: Callable, version: int, synthesiz
 def load_or_compile(circuit_id: str, version: int, synthesize: Callable):
     """The compiled circuit of `synthesize(cs)` (recording), from its cache file or built and saved."""
     return load(cache_path(circuit_id, version), CURVE, synthesize)
+
+
+def kept_counts(circuit_id: str, version: int, count: Callable[[], tuple[int, ...]]) -> tuple[int, ...]:
+    """`count()`, a partition's sizes, kept beside its compiled form (same wiring version): counting the
+    PoRep records its SHA-256 templates, ~2 s that every process building the circuit registry paid
+    (the daemon at each start, `cuzk demo`, the bench client). A file that cannot be read or written
+    only means counting again."""
+    path = build_cache_dir() / "circuits" / f"{circuit_id}-v{version}.counts.json"
+    try:
+        kept = json.loads(path.read_text())
+        if isinstance(kept, list) and kept and all(type(v) is int and v >= 0 for v in kept):
+            return tuple(kept)
+    except (OSError, ValueError):
+        pass
+    value = tuple(count())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(list(value)))
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return value

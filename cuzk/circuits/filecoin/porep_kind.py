@@ -7,6 +7,8 @@ they share one circuit and one parameter file, as in rust-fil-proofs (parameters
 
 from __future__ import annotations
 
+import dataclasses
+
 from pathlib import Path
 
 import numpy as np
@@ -47,3 +49,9 @@ def cache_path(cfg: PorepConfig) -> Path:
 
 
 compiled = partition_cache.compiler(porep_config_for, circuit_id, CIRCUIT_VERSION, porep_circuit.synthesize)
+
+
+def counts(cfg: PorepConfig) -> porep_circuit.PorepCounts:
+    """porep_circuit.counts(cfg), kept on disk beside the compiled circuit (partition_cache.kept_counts)."""
+    return porep_circuit.PorepCounts(*partition_cache.kept_counts(
+        circuit_id(cfg), CIRCUIT_VERSION, lambda: dataclasses.astuple(porep_circuit.counts(cfg))))

@@ -20,7 +20,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from cuzk.circuits.filecoin import porep_kind
-from cuzk.circuits.filecoin.porep_circuit import counts
 from cuzk.circuits.filecoin.porep_config import porep_config, porep_config_for
 from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, SIZE_NAMES
 from cuzk.errors import FormatError
@@ -93,7 +92,7 @@ def make_spec(size: str, params_dir: Path) -> CircuitSpec:
         return [part.public_inputs() for part in parse(req).partitions]
 
     return sector_spec(circuit_kind=porep_kind, kind=ProofKind.POREP_SEAL_COMMIT, family="porep", size=size,
-                       cfg=base, params_dir=params_dir, counts=counts(base), parse=parse, partition=partition,
+                       cfg=base, params_dir=params_dir, counts=porep_kind.counts(base), parse=parse, partition=partition,
                        public_inputs=public_inputs, what="PoRep C2 (rust-fil-proofs v28 StackedDRG)",
                        sample=sample_request)
 
