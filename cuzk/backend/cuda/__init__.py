@@ -266,7 +266,7 @@ class CudaBackend(Backend):
 
     def compile_kernels(self, curve) -> None:
         with self.device:
-            module.preload(as_curve(curve).name)
+            module.kernels(as_curve(curve).name, quiet=True)
 
     def describe(self) -> str:
         props = cp.cuda.runtime.getDeviceProperties(self.device_id)

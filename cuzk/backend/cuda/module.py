@@ -99,35 +99,24 @@ def compiled(code: str, what: str, how_long: str) -> cp.RawModule:
     return mod
 
 
-_quiet = threading.local()  # set in a thread whose caller shows its own progress
-
-
-def preload(curve: str) -> None:
-    """kernels(curve) without progress lines, for a caller that shows its own (cuzk/cli/first_run.py)."""
-    _quiet.on = True
-    try:
-        kernels(curve)
-    finally:
-        _quiet.on = False
-
-
 _modules: dict[str, dict[str, cp.RawModule]] = {}
 _modules_lock = threading.Lock()  # a second thread asking waits for the first one's compile
 
 
-def kernels(curve: str) -> dict[str, cp.RawModule]:
-    """`curve`'s units by name, compiled (or loaded from CuPy's cache) once per process."""
+def kernels(curve: str, quiet: bool = False) -> dict[str, cp.RawModule]:
+    """`curve`'s units by name, compiled (or loaded from CuPy's cache) once per process. quiet: no
+    progress lines, for a caller that shows its own (cuzk/cli/first_run.py)."""
     with _modules_lock:
         if curve not in _modules:
-            _modules[curve] = _compile_units(curve)
+            _modules[curve] = _compile_units(curve, quiet)
         return _modules[curve]
 
 
-def _compile_units(curve: str) -> dict[str, cp.RawModule]:
+def _compile_units(curve: str, quiet: bool) -> dict[str, cp.RawModule]:
     """Every unit compiled in parallel threads on this thread's device; progress on stderr once it
-    takes over 2 s (unless preload's caller shows its own)."""
+    takes over 2 s (unless quiet)."""
     device = cp.cuda.Device().id
-    report = progress.enabled() and not getattr(_quiet, "on", False)
+    report = progress.enabled() and not quiet
     options = ("-std=c++17", arch_option())
     mods = {u: cp.RawModule(code=unit_source(curve, u), options=options) for u in unit_names()}
 

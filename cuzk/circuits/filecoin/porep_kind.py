@@ -8,7 +8,6 @@ they share one circuit and one parameter file, as in rust-fil-proofs (parameters
 from __future__ import annotations
 
 import dataclasses
-
 from pathlib import Path
 
 import numpy as np
