@@ -21,64 +21,29 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from cuzk.backend.cpu import msm as M  # noqa: E402
+from cuzk.backend.cpu.msm_source import AFFINE_TEMPLATE  # noqa: E402
 from cuzk.curve import get_curve  # noqa: E402
 from cuzk.field.fields import fields_of  # noqa: E402
 from cuzk.field.codegen import build_module, fill  # noqa: E402
 
-KERNEL = '''
-@njit(nogil=True, cache=True)
-def {g}_tables_affine(table, idx, scalars, c, nwin, hws, lo, hi, chunk, A, B, pref, res, cnt, start, cur, act,
-                      digs, out, slot):
-    """window_affine's accumulation over every window w < nwin into one bucket set, the bases of
-    window w read from table[w] (= 2^(c w) bases); one reduction at the end."""
-    nb = 1 << (c - 1)
-    for b in range(nb):
-        {g}_m_st_affine(res, b, {G}_AFFINE_ZERO)
-    for w in range(nwin):
-        bases = table[w]
-        hw = hws[w]
-        for clo in range(lo, hi, chunk):
-            chi = min(clo + chunk, hi)
-            for b in range(nb):
-                cnt[b] = 0 if {g}_m_is_inf(res, b) else 1
-            for j in range(clo, chi):
-                d = {g}_digit(scalars, idx[j], c, w, hw)
-                digs[j - clo] = d
-                if d != 0:
-                    cnt[abs(d) - 1] += 1
-            s = 0
-            for b in range(nb):
-                start[b] = s
-                cur[b] = s
-                if cnt[b] and not {g}_m_is_inf(res, b):
-                    {g}_m_st_affine(A, s, {g}_m_ld_affine(res, b))
-                    cur[b] = s + 1
-                s += cnt[b]
-            for j in range(clo, chi):
-                d = digs[j - clo]
-                if d == 0:
-                    continue
-                q = {g}_m_ld_affine(bases, idx[j])
-                if d < 0:
-                    q = (q[0], {f}_neg(q[1]))
-                    b = -d - 1
-                else:
-                    b = d - 1
-                {g}_m_st_affine(A, cur[b], q)
-                cur[b] += 1
-            {g}_tree_reduce(A, B, res, cnt, start, nb, pref, act)
-    run = {G}_XYZZ_ZERO
-    tot = {G}_XYZZ_ZERO
-    for b in range(nb - 1, -1, -1):
-        run = {g}_xyzz_add_affine(run, {g}_m_ld_affine(res, b))
-        tot = {g}_xyzz_add(tot, run)
-    {g}_m_st_xyzz(out, slot, tot)
-'''
+def kernel_source() -> str:
+    """window_affine from msm_source's template, its chunk loop run once per window w < nwin into the
+    same bucket set, with window w's bases read from table[w] (= 2^(c w) bases)."""
+    text = AFFINE_TEMPLATE[AFFINE_TEMPLATE.index("@njit(nogil=True, cache=True)\ndef {g}_window_affine"):]
+    text = text[:text.index("\n\n\n")]
+    head, body = text.split("    for clo in range(lo, hi, chunk):", 1)
+    loop, tail = body.split("    run = {G}_XYZZ_ZERO", 1)
+    head = head.replace("def {g}_window_affine(bases, idx, scalars, c, w, hw,",
+                        "def {g}_tables_affine(table, idx, scalars, c, nwin, hws,")
+    loop = "    for clo in range(lo, hi, chunk):" + loop
+    loop = "".join("    " + line if line.strip() else line for line in loop.splitlines(keepends=True))
+    return (head + "    for w in range(nwin):\n        bases = table[w]\n        hw = hws[w]\n" + loop
+            + "    run = {G}_XYZZ_ZERO" + tail + "\n")
 
 
 def kernel(curve: str, g: str):
     f = "fq" if g == "g1" else "fq2"
-    src = f"from {M.msm_kernels(curve).__name__} import *\n" + fill(KERNEL, g=g, f=f)
+    src = f"from {M.msm_kernels(curve).__name__} import *\n" + fill(kernel_source(), g=g, f=f)
     return getattr(build_module(f"{curve}_msm_tables_study", src), f"{g}_tables_affine")
 
 
