@@ -23,7 +23,7 @@ def table_windows(c: int) -> int:
 
 
 def table_window(n: int) -> int:
-    """Window bits for a table over n bases (measured on the H200: BENCHMARKS.md).
+    """Window bits for a table over n bases (measured on the H200: lab/JOURNAL.md).
 
     Only widths whose top window is well filled: scalars < 2^255 leave
     255 - c (nwin - 1) bits there, 7 for c = 8 and 15 for 16 and 20, but 0 to

@@ -202,7 +202,7 @@ def bucket_sort(curve_name: str, d_scalars: cp.ndarray, n: int, c: int, nwin: in
     A carry out of the top window sets err[0]. offsets[-1] is the number of entries; it stays on
     the device, since reading it here would stall the host until the queued GPU work drains
     (measured: +117 ms a proof). `stage` (EventTimer.phase) times the two passes: at 2^26, c = 20,
-    the digits' counting 9.5 ms, the scatter's 4-byte stores ~39 (BENCHMARKS.md: three sorts
+    the digits' counting 9.5 ms, the scatter's 4-byte stores ~39 (lab/JOURNAL.md: three sorts
     that staged the entries by super-bin first did not beat it)."""
     stage = stage or _no_phase
     sets = nwin if sets is None else sets

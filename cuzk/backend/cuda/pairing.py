@@ -24,7 +24,7 @@ MAXT = 4  # pairs per thread (miller.cuh's MAXT)
 # Fewer pairs than this run on the host's cores (cuzk.backend.cpu.miller): a device thread's
 # Miller loop over its MAXT pairs is one long dependent chain (~30 ms on an H200), so a
 # SnarkPack round of a few hundred pairs waited ~60 ms on the GPU against a few ms of numba
-# threads (BENCHMARKS.md, aggregation sweep).
+# threads (lab/JOURNAL.md, aggregation sweep).
 GPU_MIN_PAIRS = 2048
 THREADS = 64  # miller.cuh's MILLER_THREADS
 CHUNK = 16  # values multiplied per thread and level of the per-product reduction

@@ -6,7 +6,7 @@ taken from a pool keyed by size (allocated once, reused for every proof,
 never pinned per proof), then DMA'd at about 51 GB/s; the copy into the
 buffer costs a host memcpy (on several threads: staging.copy_into), so
 which mode wins end to end is measured by
-`cuzk bench prove --transfer` (BENCHMARKS.md) and the faster one is the
+`cuzk bench prove --transfer` (lab/JOURNAL.md) and the faster one is the
 default. Arrays that already live in a pool buffer (`host_array`) skip the
 memcpy: a producer that writes there pays only the DMA.
 

@@ -1,7 +1,7 @@
 """Witness arrays reused across partitions of one shape.
 
 A 32g PoRep partition's witness is 4.2 GB; writing it into a fresh array costs
-0.6-2.6 s of page faults on top of ~1.2 s of synthesis (BENCHMARKS.md), so
+0.6-2.6 s of page faults on top of ~1.2 s of synthesis (lab/JOURNAL.md), so
 synthesis writes into an array a proven partition gave back. A few free arrays
 per shape are kept (they are working memory the budget already counted while
 they were in use); the rest are dropped.
