@@ -82,10 +82,6 @@ def before(label: str, what: str, size: int | None = None, alongside=None):
     from cuzk.field import precompile
 
     path = list_path(label)
-    if not path.is_file() and label.endswith("-cuda"):
-        # no list recorded on a GPU machine yet: the CPU prover's covers what a GPU proof shares with it
-        # (reading, checking); its MSM and NTT kernels compile needlessly, beside the GPU's
-        path = list_path(label.removesuffix("-cuda") + "-cpu")
     if not precompile.enabled() or not path.is_file():
         return None
     text = path.read_text()
