@@ -24,12 +24,10 @@ from .gt import WINDOW, wnaf_array
 SOURCE = '''
 HALF = {HALF}
 
-@njit(parallel=True, cache=True)
-def g1_straus(pts, neg, digits, starts, out):
-    """out[k] (XYZZ) = sum over i in starts[k]..starts[k+1]-1 of +-[e_i] pts[i]
-    (minus where neg[i]), e_i in NAF digits (most significant first)."""
+@njit(nogil=True, cache=True)
+def g1_straus_span(s0, s1, pts, neg, digits, starts, out):
     nw = digits.shape[1]
-    for k in prange(len(starts) - 1):
+    for k in range(s0, s1):
         lo = starts[k]
         m = starts[k + 1] - lo
         tab = np.empty((max(m, 1) * HALF, 4, L), dtype=np.uint64)
@@ -58,6 +56,12 @@ def g1_straus(pts, neg, digits, starts, out):
                 elif d < 0:
                     acc = g1_xyzz_add(acc, g1_xyzz_neg(g1_load_xyzz(tab, HALF * i + ((-d) >> 1))))
         g1_store_xyzz(out, k, acc)
+
+
+def g1_straus(pts, neg, digits, starts, out):
+    """out[k] (XYZZ) = sum over i in starts[k]..starts[k+1]-1 of +-[e_i] pts[i]
+    (minus where neg[i]), e_i in NAF digits (most significant first)."""
+    run_spans(g1_straus_span, len(starts) - 1, pts, neg, digits, starts, out)
 '''
 
 

@@ -38,15 +38,11 @@ L = {L}
 HALF = {HALF}
 FQ6_V = (FQ2_ZERO, FQ2_ONE, FQ2_ZERO)  # v, whose square root w spans Fq12 over Fq6
 
-@njit(parallel=True, nogil=True, cache=True)
-def gt_multiexp(bases, digits, parts, out):
-    """out[p] = prod over the p-th slice of bases of base^e, e in width-{W}
-    NAF digits (odd, |d| < 2^{W1}, most significant first): Straus with a
-    table of the odd powers base^1, base^3, ..., base^(2^{W1} - 1) per base;
-    cyclotomic squarings, so bases must be in G_Phi12 (conj = inverse)."""
+@njit(nogil=True, cache=True)
+def gt_multiexp_span(s0, s1, bases, digits, parts, out):
     n = bases.shape[0]
     nw = digits.shape[1]
-    for p in prange(parts):
+    for p in range(s0, s1):
         lo = n * p // parts
         hi = n * (p + 1) // parts
         m = hi - lo
@@ -73,6 +69,14 @@ def gt_multiexp(bases, digits, parts, out):
                     acc = fq12_mul(acc, fq12_conj(fq12_load(tab, HALF * i + ((-d) >> 1))))
                     started = True
         fq12_store(out, p, acc)
+
+
+def gt_multiexp(bases, digits, parts, out):
+    """out[p] = prod over the p-th slice of bases of base^e, e in width-{W}
+    NAF digits (odd, |d| < 2^{W1}, most significant first): Straus with a
+    table of the odd powers base^1, base^3, ..., base^(2^{W1} - 1) per base;
+    cyclotomic squarings, so bases must be in G_Phi12 (conj = inverse)."""
+    run_spans(gt_multiexp_span, parts, bases, digits, parts, out)
 
 @njit(cache=True)
 def gt_wnaf(limbs, out):
@@ -104,15 +108,10 @@ def gt_wnaf(limbs, out):
             out[i, nw - 1 - pos] = d
             pos += {W}
 
-@njit(parallel=True, nogil=True, cache=True)
-def gt_decode(b, parts, out, ok):
-    """Torus decompression of each Fq6 b (b = 0: the identity) and the check
-    frob4(a) a == frob2(a) (a in G_Phi12), fused: per part one Fq6 inversion
-    (Montgomery's trick over the denominators b^2 - v, never zero: v is not a
-    square in Fq6, since Fq12 = Fq6[w]/(w^2 - v) is a field), so each element
-    costs ~5 Fq6 products instead of an Fq inversion and several kernel calls."""
+@njit(nogil=True, cache=True)
+def gt_decode_span(s0, s1, b, parts, out, ok):
     n = b.shape[0]
-    for p in prange(parts):
+    for p in range(s0, s1):
         lo = n * p // parts
         hi = n * (p + 1) // parts
         m = hi - lo
@@ -136,6 +135,15 @@ def gt_decode(b, parts, out, ok):
                 a = (fq6_mul(fq6_add(x2, FQ6_V), dinv), fq6_mul(fq6_add(x, x), dinv))
             fq12_store(out, lo + i, a)
             ok[lo + i] = fq12_eq(fq12_mul(fq12_frob(a, 4), a), fq12_frob(a, 2))
+
+
+def gt_decode(b, parts, out, ok):
+    """Torus decompression of each Fq6 b (b = 0: the identity) and the check
+    frob4(a) a == frob2(a) (a in G_Phi12), fused: per part one Fq6 inversion
+    (Montgomery's trick over the denominators b^2 - v, never zero: v is not a
+    square in Fq6, since Fq12 = Fq6[w]/(w^2 - v) is a field), so each element
+    costs ~5 Fq6 products instead of an Fq inversion and several kernel calls."""
+    run_spans(gt_decode_span, parts, b, parts, out, ok)
 
 '''
 

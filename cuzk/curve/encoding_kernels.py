@@ -1,4 +1,4 @@
-"""Parallel numba kernels for the uncompressed zcash encoding (the .params form).
+"""numba kernels, run on every thread, for the uncompressed zcash encoding (the .params form).
 
 The numpy path makes a dozen whole-array passes per chunk (byte reversal,
 padding, masks, conversions) on one thread; these kernels make one pass per
@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 
 from cuzk.field import BLS12_381_FQ
-from cuzk.field.codegen import INTERNAL, PARALLEL, Source, build_module, limbs_literal, tuple_of
+from cuzk.field.codegen import INTERNAL, Source, build_module, limbs_literal, per_span_rows, spans, tuple_of
 
 from .curves import curve_kernels
 
@@ -55,18 +55,20 @@ def _byte_io(s: Source) -> None:
 def _group_kernels(s: Source, g: str) -> None:
     wire = WIRE[g]
     load = lambda w: tuple_of(f"pts[i, {wire[w]}, {k}]" for k in range(LIMBS))  # noqa: E731
-    with s.function(f"{g}_encode_uncompressed", ("pts", "out"), PARALLEL,
-                    doc="Montgomery points uint64[n, 2, *coord] -> uint8[n, size]; all-zero is infinity."):
-        with s.block("for i in prange(pts.shape[0])"):
+    with spans(s, f"{g}_encode_uncompressed", ("pts", "out"), "pts.shape[0]",
+               doc="Montgomery points uint64[n, 2, *coord] -> uint8[n, size]; all-zero is infinity."):
+        s(*per_span_rows(("pts", "out")))
+        with s.block("for i in range(pts.shape[0])"):
             s(*(f"m{w} = {load(w)}" for w in range(len(wire))))
             for w in range(len(wire)):
                 s(f"fq_be_store(out, i, {NBYTES * w}, fq_from_mont(m{w}))")
             with s.block("if " + " and ".join(f"fq_is_zero(m{w})" for w in range(len(wire)))):
                 s("out[i, 0] |= np.uint8(0x40)")
 
-    with s.function(f"{g}_decode_uncompressed", ("raw", "pts", "bad"), PARALLEL,
-                    doc="uint8[n, size] -> Montgomery points (zero where infinite) and failure bits per point."):
-        with s.block("for i in prange(raw.shape[0])"):
+    with spans(s, f"{g}_decode_uncompressed", ("raw", "pts", "bad"), "raw.shape[0]",
+               doc="uint8[n, size] -> Montgomery points (zero where infinite) and failure bits per point."):
+        s(*per_span_rows(("raw", "pts", "bad")))
+        with s.block("for i in range(raw.shape[0])"):
             s("f = raw[i, 0]", "inf = (f & np.uint8(0x40)) != 0", "sort = (f & np.uint8(0x20)) != 0",
               "b = np.uint8(0)")
             with s.block("if f & np.uint8(0x80)"):

@@ -33,13 +33,11 @@ from .curves import curve_kernels, get_curve
 from .subgroup import bls12_381_constants
 
 SOURCE = '''
-@njit(parallel=True, cache=True)
-def g1_vmul_add_glv(a, k, left, out):
-    """out[i] = left[i] + [k[i, 0] + k[i, 1] u^2] a[i] as XYZZ; k uint64[n or 1, 2, 2]
-    (128-bit digits, little-endian limbs), left empty or one point per element."""
+@njit(nogil=True, cache=True)
+def g1_vmul_add_glv_span(s0, s1, a, k, left, out):
     kstep = 0 if k.shape[0] == 1 else 1
     has_left = left.shape[0] > 0
-    for i in prange(a.shape[0]):
+    for i in range(s0, s1):
         q = g1_load_affine(a, i)
         e = g1_affine_neg((fq_mul(q[0], G1_BETA), q[1]))
         j = i * kstep
@@ -56,6 +54,12 @@ def g1_vmul_add_glv(a, k, left, out):
             acc = g1_xyzz_add_affine(acc, g1_load_affine(left, i))
         g1_store_xyzz(out, i, acc)
 
+
+def g1_vmul_add_glv(a, k, left, out):
+    """out[i] = left[i] + [k[i, 0] + k[i, 1] u^2] a[i] as XYZZ; k uint64[n or 1, 2, 2]
+    (128-bit digits, little-endian limbs), left empty or one point per element."""
+    run_spans(g1_vmul_add_glv_span, a.shape[0], a, k, left, out)
+
 @njit(cache=True)
 def _g2_n(q):
     """N(q) = -psi(q) = [|u|] q (affine; infinity stays infinity)."""
@@ -63,15 +67,11 @@ def _g2_n(q):
         return q
     return (fq2_mul(fq2_conj(q[0]), G2_PSI_X), fq2_neg(fq2_mul(fq2_conj(q[1]), G2_PSI_Y)))
 
-@njit(parallel=True, cache=True)
-def g2_vmul_add_gls(a, k, left, out):
-    """out[i] = left[i] + [sum_j k[i, j] |u|^j] a[i] as XYZZ; k uint64[n or 1, 4]
-    (64-bit digits), left empty or one point per element. One addition per bit
-    position from a table of the 15 non-empty sums of N^j(a[i]) (singles affine:
-    mixed additions; the 11 others XYZZ, made with 11 mixed additions)."""
+@njit(nogil=True, cache=True)
+def g2_vmul_add_gls_span(s0, s1, a, k, left, out):
     kstep = 0 if k.shape[0] == 1 else 1
     has_left = left.shape[0] > 0
-    for i in prange(a.shape[0]):
+    for i in range(s0, s1):
         q0 = g2_load_affine(a, i)
         q1 = _g2_n(q0)
         q2 = _g2_n(q1)
@@ -110,6 +110,14 @@ def g2_vmul_add_gls(a, k, left, out):
         if has_left:
             acc = g2_xyzz_add_affine(acc, g2_load_affine(left, i))
         g2_store_xyzz(out, i, acc)
+
+
+def g2_vmul_add_gls(a, k, left, out):
+    """out[i] = left[i] + [sum_j k[i, j] |u|^j] a[i] as XYZZ; k uint64[n or 1, 4]
+    (64-bit digits), left empty or one point per element. One addition per bit
+    position from a table of the 15 non-empty sums of N^j(a[i]) (singles affine:
+    mixed additions; the 11 others XYZZ, made with 11 mixed additions)."""
+    run_spans(g2_vmul_add_gls_span, a.shape[0], a, k, left, out)
 '''
 
 

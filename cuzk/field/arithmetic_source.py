@@ -76,7 +76,7 @@ def prime_field_source(f: str, P: FieldParams) -> str:
     ld = f"{f}_load(a, i)"
     kernels = [
         _vector_kernels(f, ("to_mont", "from_mont")),
-        elementwise(f"{f}_vscale", ("a", "s", "out"), f"{f}_mul({ld}, k)", store=f"{f}_store",
+        elementwise(f"{f}_vscale", ("a", "s", "out"), f"{f}_mul({ld}, k)", store=f"{f}_store", whole=("s",),
                     setup=[f"k = {f}_load(s, 0)"]),
         elementwise(f"{f}_vcanon_gt_half", ("a", "out"), f"{f}_gt({f}_from_mont({ld}), {F}_HALF)",
                     doc="out[i] = canonical(a[i]) > (p-1)/2, the 'lexicographically largest' flag."),
@@ -132,7 +132,8 @@ def _vector_kernels(f: str, extra_unary=()) -> str:
     ops += [(op, ("a",)) for op in extra_unary]
     out = [elementwise(f"{f}_v{op}", [*args, "out"], f"{f}_{op}({', '.join(map(ld, args))})", store=f"{f}_store")
            for op, args in ops]
-    out.append(elementwise(f"{f}_vpow", ["a", "e", "out"], f"{f}_pow({ld('a')}, e)", store=f"{f}_store"))
+    out.append(elementwise(f"{f}_vpow", ["a", "e", "out"], f"{f}_pow({ld('a')}, e)", store=f"{f}_store",
+                           whole=("e",)))
     out.append(elementwise(f"{f}_vsqrt", ["a", "out", "ok"], "x", store=f"{f}_store",
                            body=[f"good, x = {f}_sqrt({ld('a')})", "ok[i] = good"]))
     return "\n".join(out)

@@ -10,7 +10,8 @@ pairing, and the CPU backend's MSM, NTT and SpMV. What they share is here:
 * `nested` / `index_paths`: tuple expressions over a nested element shape;
 * `fill`: the `{name}` placeholders of a template;
 * `Source`: generated lines with indentation and fresh temporaries;
-* `elementwise`: the parallel kernel `for i in prange(n): out[i] = f(a[i], ...)`;
+* `spans`: a kernel run on every thread (a serial nogil kernel over [lo, hi) and its Python entry);
+* `elementwise`: such a kernel `for i in range(lo, hi): out[i] = f(a[i], ...)`;
 * `build_module`: import generated source as a module, cached on disk.
 
 numba's on-disk cache (`cache=True`) needs a real source file, so the
@@ -43,13 +44,14 @@ import numpy as np
 import numba
 from numba import njit, prange
 from cuzk.field.intrinsics import mac, adc, sbb, mulhi
+from cuzk.field.threads import run_spans
 Z64 = np.uint64(0)
 ONE64 = np.uint64(1)
 """
 
 # decorators of generated functions
 KERNEL = "@njit(cache=True)"
-PARALLEL = "@njit(parallel=True, nogil=True, cache=True)"
+SPAN = "@njit(nogil=True, cache=True)"  # a kernel over [lo, hi), run on every thread by `spans`
 INTERNAL = "@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)"  # numba-only: no wrappers to build
 
 _MASK64 = (1 << 64) - 1
@@ -157,15 +159,39 @@ class Source:
         return "\n".join(self.lines) + "\n"
 
 
-def elementwise(name: str, params, result: str, *, store: str | None = None, setup=(), body=(), doc: str = "") -> str:
-    """A parallel kernel over i < len(params[0]) writing one result per element:
+@contextlib.contextmanager
+def spans(s: Source, name: str, params, count: str, doc: str = ""):
+    """A kernel on every thread: the caller writes the body of `{name}_span(lo, hi, *params)`, a serial
+    nogil kernel over [lo, hi); `name(*params)`, plain Python, runs it over [0, count) with
+    cuzk.field.threads.run_spans. Not numba's parallel=True: that doubles the compile
+    (lab/JOURNAL.md, sessions 28-29) for no faster run."""
+    with s.function(f"{name}_span", ("lo", "hi", *params), SPAN, doc):
+        yield
+    with s.block(f"def {name}({', '.join(params)})"):
+        if doc:
+            s(f'"""{doc}"""')
+        s(f"run_spans({name}_span, {count}, {', '.join(params)})")
+    s("")
+
+
+def per_span_rows(arrays) -> list[str]:
+    """Lines that narrow each array to the span's rows, so the loop indexes from 0: measured as fast as
+    numba's prange loop, where `for i in range(lo, hi)` over whole arrays ran 5-15 % slower
+    (lab/spans_runtime.py)."""
+    return [f"{a} = {a}[lo:hi]" for a in arrays]
+
+
+def elementwise(name: str, params, result: str, *, store: str | None = None, setup=(), body=(), whole=(),
+                doc: str = "") -> str:
+    """A kernel on every thread over i < len(params[0]) writing one result per element:
     `store(out, i, result)` for a field or point store function, else
-    `out[i] = result`. `setup` lines run once before the loop, `body` lines per
-    element before the result is stored."""
+    `out[i] = result`. `setup` lines run once per span before its loop, `body` lines per
+    element before the result is stored. Every parameter but those in `whole` has one row per element."""
     s = Source()
-    with s.function(name, params, PARALLEL, doc):
+    with spans(s, name, params, f"{params[0]}.shape[0]", doc):
+        s(*per_span_rows([p for p in params if p not in whole]))
         s(*setup)
-        with s.block(f"for i in prange({params[0]}.shape[0])"):
+        with s.block(f"for i in range({params[0]}.shape[0])"):
             s(*body)
             s(f"{store}(out, i, {result})" if store else f"out[i] = {result}")
     return s.text()
@@ -187,22 +213,22 @@ def ladder(name: str, one: str, square: str, times: str, doc: str = "", decorato
 
 def batch_inverse(name: str, params, f: str, *, value: str, zero: str, scratch: str, on_zero: str, use,
                   doc: str) -> str:
-    """A parallel kernel inverting `value` (an expression of i) for i < len(params[0]) by Montgomery's trick,
-    one inversion per chunk of the last parameter's count: `scratch` (an output's field column) keeps the
-    running products; `zero` may read the value as v. Where it holds, `on_zero` runs, else `use(inverse)`'s
-    statements."""
+    """A kernel on every thread inverting `value` (an expression of i) for i < len(params[0]) by Montgomery's
+    trick, one inversion per chunk of the last parameter's count: `scratch` (an output's field column) keeps
+    the running products; `zero` may read the value as v. Where it holds, `on_zero` runs, else
+    `use(inverse)`'s statements."""
     F = f.upper()
     s = Source()
-    with s.function(name, params, PARALLEL, doc):
-        s(f"n = {params[0]}.shape[0]", "nchunks = max(1, min(n, nchunks))")
-        with s.block("for c in prange(nchunks)"):
-            s("lo = c * n // nchunks", "hi = (c + 1) * n // nchunks", f"acc = {F}_ONE")
-            with s.block("for i in range(lo, hi)"):
+    with spans(s, name, params, f"max(1, min({params[0]}.shape[0], {params[-1]}))", doc):
+        s(f"n = {params[0]}.shape[0]", f"nchunks = max(1, min(n, {params[-1]}))")
+        with s.block("for c in range(lo, hi)"):
+            s("c0 = c * n // nchunks", "c1 = (c + 1) * n // nchunks", f"acc = {F}_ONE")
+            with s.block("for i in range(c0, c1)"):
                 s(f"v = {value}", f"{f}_store({scratch}, i, acc)")
                 with s.block(f"if not {zero}"):
                     s(f"acc = {f}_mul(acc, v)")
             s(f"inv = {f}_inv(acc)")
-            with s.block("for i in range(hi - 1, lo - 1, -1)"):
+            with s.block("for i in range(c1 - 1, c0 - 1, -1)"):
                 s(f"v = {value}")
                 with s.block(f"if {zero}"):
                     s(on_zero)

@@ -27,8 +27,9 @@ from array import array
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from cuzk.field.threads import run_spans
 from cuzk.r1cs.bit_slices import SlicedBits, pack_words
 
 OP_EXT, OP_XOR, OP_AND, OP_CH, OP_SUMBIT, OP_MAJ = 0, 1, 2, 3, 4, 5
@@ -191,11 +192,11 @@ def _lit(lit, inp, aux):
     return v ^ np.uint8(lit & 1)
 
 
-@njit(parallel=True, nogil=True, cache=True)
-def _run(ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_const, inputs, external, out):
+@njit(nogil=True, cache=True)
+def _run_span(s0, s1, ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_const, inputs, external, out):
     n = inputs.shape[0]
     m = ops.shape[0]
-    for k in prange(n):
+    for k in range(s0, s1):
         inp = inputs[k]
         aux = out[k]
         acc = np.uint64(0)
@@ -226,6 +227,10 @@ def _run(ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_const, inputs, extern
                 aux[j] = external[k, a[j]]
 
 
+def _run(ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_const, inputs, external, out):
+    run_spans(_run_span, inputs.shape[0], ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_const, inputs, external, out)
+
+
 @njit(cache=True, inline="always")
 def _wlit(lit, inp, aux):
     idx = lit >> 2
@@ -245,11 +250,11 @@ def _flush(acc, carry, pos):
         pos += 1
 
 
-@njit(parallel=True, nogil=True, cache=True)
-def _run_sliced(ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_pos, sum_const, inputs, external, out):
+@njit(nogil=True, cache=True)
+def _run_sliced_span(s0, s1, ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_pos, sum_const, inputs, external, out):
     groups = inputs.shape[0]
     m = ops.shape[0]
-    for g in prange(groups):
+    for g in range(s0, s1):
         inp = inputs[g]
         aux = out[g]
         acc = np.zeros(64, dtype=np.uint64)  # bit i of the sum in each lane
@@ -305,6 +310,10 @@ def _run_sliced(ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_pos, sum_const
                 aux[j] = external[g, a[j]]
 
 
+def _run_sliced(ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_pos, sum_const, inputs, external, out):
+    run_spans(_run_sliced_span, inputs.shape[0], ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_pos, sum_const, inputs, external, out)
+
+
 def bits_to_montgomery(bits: np.ndarray, fr) -> np.ndarray:
     """0/1 array -> Montgomery uint64[..., L] (0 or R), written in parallel."""
     bits = np.ascontiguousarray(bits, dtype=np.uint8)
@@ -314,12 +323,16 @@ def bits_to_montgomery(bits: np.ndarray, fr) -> np.ndarray:
     return out
 
 
-@njit(parallel=True, nogil=True, cache=True)
-def _bits_to_mont(bits, one, out):
-    for i in prange(bits.shape[0]):
+@njit(nogil=True, cache=True)
+def _bits_to_mont_span(s0, s1, bits, one, out):
+    for i in range(s0, s1):
         if bits[i]:
             for j in range(one.shape[0]):
                 out[i, j] = one[j]
         else:
             for j in range(one.shape[0]):
                 out[i, j] = 0
+
+
+def _bits_to_mont(bits, one, out):
+    run_spans(_bits_to_mont_span, bits.shape[0], bits, one, out)

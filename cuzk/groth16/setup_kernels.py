@@ -1,4 +1,4 @@
-"""Parallel host kernels of Groth16 setup (groth16/setup.py).
+"""Host kernels of Groth16 setup, on every thread, (groth16/setup.py).
 
 Why: at 2^27 the numpy-level steps of setup were single-threaded or
 materialised full-size arrays that were used once (a broadcast constant is
@@ -34,20 +34,21 @@ import numpy as np
 from cuzk.field import field_kernels
 from cuzk.backend.cpu.ntt import ntt_kernels
 from cuzk.field.codegen import build_module
-from cuzk.field.threads import threads_for
+from cuzk.field.threads import run_spans, threads_for
 
 BUCKET_SHIFT = 14  # 16384 columns per bucket: local counts fit L2, local column ids fit uint16
 
 TEMPLATE = '''
-@njit(parallel=True, nogil=True, cache=True)
-def lagrange(w, w_inv, tau, scale, out, nchunks):
-    """out[j] = scale * w^j / (tau - w^j), j < len(out); tau must not be a power of w."""
+@njit(nogil=True, cache=True)
+def lagrange_span(clo, chi, w, w_inv, tau, scale, out, nchunks):
+    """out[j] = scale * w^j / (tau - w^j) for j in chunks clo..chi-1 of nchunks; tau must not be a power
+    of w."""
     n = out.shape[0]
     wb = fr_load(w, 0)
     wi = fr_load(w_inv, 0)
     t = fr_load(tau, 0)
     s = fr_load(scale, 0)
-    for c in prange(nchunks):
+    for c in range(clo, chi):
         lo = c * n // nchunks
         hi = (c + 1) * n // nchunks
         if lo < hi:
@@ -66,8 +67,8 @@ def lagrange(w, w_inv, tau, scale, out, nchunks):
                 inv = fr_mul(inv, fr_sub(t, x))
                 fr_store(out, j, fr_mul(x, q))
 
-@njit(parallel=True, nogil=True, cache=True)
-def combine(u, v, w, beta, alpha, gamma_inv, delta_inv, ic, l):
+@njit(nogil=True, cache=True)
+def combine_span(lo, hi, u, v, w, beta, alpha, gamma_inv, delta_inv, ic, l):
     """k = beta u + alpha v + w; ic = k[:ni] / gamma, l = k[ni:] / delta. Returns the count of zero l."""
     ni = ic.shape[0]
     b = fr_load(beta, 0)
@@ -75,7 +76,7 @@ def combine(u, v, w, beta, alpha, gamma_inv, delta_inv, ic, l):
     g = fr_load(gamma_inv, 0)
     d = fr_load(delta_inv, 0)
     zeros = 0
-    for i in prange(u.shape[0]):
+    for i in range(lo, hi):
         k = fr_add(fr_add(fr_mul(fr_load(u, i), b), fr_mul(fr_load(v, i), a)), fr_load(w, i))
         if i < ni:
             fr_store(ic, i, fr_mul(k, g))
@@ -86,10 +87,10 @@ def combine(u, v, w, beta, alpha, gamma_inv, delta_inv, ic, l):
                 zeros += 1
     return zeros
 
-@njit(parallel=True, nogil=True, cache=True)
-def canonical_rows(src, idx, lo, out):
-    """out[i] = canonical(src[idx[lo + i]])."""
-    for i in prange(out.shape[0]):
+@njit(nogil=True, cache=True)
+def canonical_rows_span(a, b, src, idx, lo, out):
+    """out[i] = canonical(src[idx[lo + i]]) for a <= i < b."""
+    for i in range(a, b):
         fr_store(out, i, fr_from_mont(fr_load(src, idx[lo + i])))
 
 @njit(cache=True, nogil=True)
@@ -102,7 +103,7 @@ def add_rows(out, idx, x):
 
 @functools.cache
 def setup_kernels(curve: str):
-    """The generated module for `curve`'s Fr: lagrange, combine, canonical_rows, add_rows."""
+    """The generated module for `curve`'s Fr: lagrange_span, combine_span, canonical_rows_span, add_rows."""
     field = field_kernels(curve)
     return build_module(f"{curve}_setup", f"from {field.__name__} import *\n" + TEMPLATE)
 
@@ -124,8 +125,9 @@ def lagrange(fr, n: int, tau: int, count: int) -> np.ndarray:
         raise ValueError("tau lies in the evaluation domain; draw again")
     out = np.empty((count, 4), dtype=np.uint64)
     with threads_for(count):
-        setup_kernels(fr.curve).lagrange(_one(w, fr), _one(pow(w, -1, p), fr), _one(tau, fr),
-                                         _one(t_n * pow(n, -1, p), fr), out, _nchunks(count))
+        nchunks = _nchunks(count)
+        run_spans(setup_kernels(fr.curve).lagrange_span, nchunks, _one(w, fr), _one(pow(w, -1, p), fr),
+                  _one(tau, fr), _one(t_n * pow(n, -1, p), fr), out, nchunks)
     return out
 
 
@@ -145,16 +147,16 @@ def combine(fr, u, v, w, num_inputs: int, alpha: int, beta: int, gamma: int, del
     ic = np.empty((num_inputs, 4), dtype=np.uint64)
     l_s = np.empty((n - num_inputs, 4), dtype=np.uint64)
     with threads_for(n):
-        zeros = setup_kernels(fr.curve).combine(u, v, w, _one(beta, fr), _one(alpha, fr), _one(pow(gamma, -1, p), fr),
-                                                _one(pow(delta, -1, p), fr), ic, l_s)
-    return ic, l_s, int(zeros)
+        zeros = run_spans(setup_kernels(fr.curve).combine_span, n, u, v, w, _one(beta, fr), _one(alpha, fr),
+                          _one(pow(gamma, -1, p), fr), _one(pow(delta, -1, p), fr), ic, l_s)
+    return ic, l_s, int(sum(zeros))
 
 
 def canonical_rows(fr, src: np.ndarray, idx: np.ndarray, lo: int, hi: int) -> np.ndarray:
     """canonical(src[idx[lo:hi]]) as uint64[hi - lo, 4]."""
     out = np.empty((hi - lo, 4), dtype=np.uint64)
     with threads_for(hi - lo):
-        setup_kernels(fr.curve).canonical_rows(src, idx, lo, out)
+        run_spans(setup_kernels(fr.curve).canonical_rows_span, hi - lo, src, idx, lo, out)
     return out
 
 
@@ -166,23 +168,20 @@ def add_rows(fr, out: np.ndarray, idx: np.ndarray, x: np.ndarray) -> None:
 # ---- CSR -> CSC ----------------------------------------------------------------------------
 
 
-@numba.njit(parallel=True, nogil=True, cache=True)
-def _bucket_counts(indptr, cols, shift, nbuckets, num_cols, row_bounds):
-    """counts[c, b]: entries of row chunk c in column bucket b (b == nbuckets: column >= num_cols)."""
-    nch = row_bounds.shape[0] - 1
-    counts = np.zeros((nch, nbuckets + 1), dtype=np.int64)
-    for c in numba.prange(nch):
+@numba.njit(nogil=True, cache=True)
+def _bucket_counts(c0, c1, indptr, cols, shift, nbuckets, num_cols, row_bounds, counts):
+    """counts[c, b] (zeroed): entries of row chunk c in column bucket b (b == nbuckets: column >= num_cols)."""
+    for c in range(c0, c1):
         for k in range(indptr[row_bounds[c]], indptr[row_bounds[c + 1]]):
             col = np.int64(cols[k])
             counts[c, (col >> shift) if col < num_cols else nbuckets] += 1
-    return counts
 
 
-@numba.njit(parallel=True, nogil=True, cache=True)
-def _bucket_scatter(indptr, cols, coeff, shift, row_bounds, starts, t_rows, t_cols, t_coeff):
+@numba.njit(nogil=True, cache=True)
+def _bucket_scatter(c0, c1, indptr, cols, coeff, shift, row_bounds, starts, t_rows, t_cols, t_coeff):
     """Entries into their bucket, chunk after chunk, rows ascending within a chunk (stable)."""
     mask = (np.int64(1) << shift) - 1
-    for c in numba.prange(row_bounds.shape[0] - 1):
+    for c in range(c0, c1):
         pos = starts[c].copy()
         for r in range(row_bounds[c], row_bounds[c + 1]):
             for k in range(indptr[r], indptr[r + 1]):
@@ -195,10 +194,10 @@ def _bucket_scatter(indptr, cols, coeff, shift, row_bounds, starts, t_rows, t_co
                 t_coeff[q] = coeff[k]
 
 
-@numba.njit(parallel=True, nogil=True, cache=True)
-def _bucket_totals(bucket_start, shift, num_cols, head, t_cols, totals):
+@numba.njit(nogil=True, cache=True)
+def _bucket_totals(b0, b1, bucket_start, shift, num_cols, head, t_cols, totals):
     """totals[b] = (head entries, overflow entries, long columns) of bucket b."""
-    for b in numba.prange(bucket_start.shape[0] - 1):
+    for b in range(b0, b1):
         c0 = b << shift
         width = min(num_cols, c0 + (np.int64(1) << shift)) - c0
         at = np.zeros(width, dtype=np.int64)
@@ -213,12 +212,12 @@ def _bucket_totals(bucket_start, shift, num_cols, head, t_cols, totals):
         totals[b, 0], totals[b, 1], totals[b, 2] = h, o, nl
 
 
-@numba.njit(parallel=True, nogil=True, cache=True)
-def _bucket_sort(bucket_start, shift, num_cols, head, head_start, over_start, long_start,
+@numba.njit(nogil=True, cache=True)
+def _bucket_sort(b0, b1, bucket_start, shift, num_cols, head, head_start, over_start, long_start,
                  t_rows, t_cols, t_coeff, rows, coeff, indptr, long_cols, long_pos):
     """Counting sort by column inside each bucket (stable): a column's first `head` entries go to
     its head range (indptr), the rest to the overflow region, recorded in long_cols / long_pos."""
-    for b in numba.prange(bucket_start.shape[0] - 1):
+    for b in range(b0, b1):
         c0 = b << shift
         width = min(num_cols, c0 + (np.int64(1) << shift)) - c0
         lo, hi = bucket_start[b], bucket_start[b + 1]
@@ -286,7 +285,8 @@ def transpose(mat, num_cols: int, head: int = 1 << 62) -> Transposed:
     row_bounds[0], row_bounds[-1] = 0, num_rows
     row_bounds = row_bounds.astype(np.int64)
     with threads_for(nnz):
-        counts = _bucket_counts(indptr_in, mat.cols, shift, nbuckets, np.int64(num_cols), row_bounds)
+        counts = np.zeros((nch, nbuckets + 1), dtype=np.int64)
+        run_spans(_bucket_counts, nch, indptr_in, mat.cols, shift, nbuckets, np.int64(num_cols), row_bounds, counts)
         if counts[:, nbuckets].any():
             raise ValueError(f"a column index is >= num_cols ({num_cols})")
         counts = counts[:, :nbuckets]
@@ -299,10 +299,10 @@ def transpose(mat, num_cols: int, head: int = 1 << 62) -> Transposed:
         t_rows = np.empty(nnz, dtype=np.uint32)
         t_cols = np.empty(nnz, dtype=np.uint16)
         t_coeff = np.empty(nnz, dtype=mat.coeff_idx.dtype)
-        _bucket_scatter(indptr_in, mat.cols, mat.coeff_idx, shift, row_bounds, starts, t_rows, t_cols, t_coeff)
+        run_spans(_bucket_scatter, nch, indptr_in, mat.cols, mat.coeff_idx, shift, row_bounds, starts, t_rows, t_cols, t_coeff)
         totals = np.zeros((nbuckets, 3), dtype=np.int64)
         head = np.int64(max(1, head))
-        _bucket_totals(bucket_start, shift, np.int64(num_cols), head, t_cols, totals)
+        run_spans(_bucket_totals, nbuckets, bucket_start, shift, np.int64(num_cols), head, t_cols, totals)
         excl = np.zeros((nbuckets + 1, 3), dtype=np.int64)
         np.cumsum(totals, axis=0, out=excl[1:])
         heads = int(excl[-1, 0])
@@ -312,6 +312,7 @@ def transpose(mat, num_cols: int, head: int = 1 << 62) -> Transposed:
         indptr[0] = 0
         long_cols = np.empty(int(excl[-1, 2]), dtype=np.int64)
         long_pos = np.empty_like(long_cols)
-        _bucket_sort(bucket_start, shift, np.int64(num_cols), head, excl[:-1, 0].copy(), heads + excl[:-1, 1],
-                     excl[:-1, 2].copy(), t_rows, t_cols, t_coeff, rows, coeff, indptr, long_cols, long_pos)
+        run_spans(_bucket_sort, nbuckets, bucket_start, shift, np.int64(num_cols), head, excl[:-1, 0].copy(),
+                  heads + excl[:-1, 1], excl[:-1, 2].copy(), t_rows, t_cols, t_coeff, rows, coeff, indptr,
+                  long_cols, long_pos)
     return Transposed(indptr, rows, coeff, long_cols, long_pos)

@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from cuzk.field.threads import run_spans
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,16 +85,11 @@ def _unpack_columns(words, cols, out):
             out[k, t] = np.uint8((words[g, cols[t]] >> sh) & np.uint64(1))
 
 
-@njit(parallel=True, nogil=True, cache=True)
-def expand_sliced_chunks(words, meta, items, table, out):
-    """Many sliced chunks into out uint64[rows, 4] in one parallel region. words: the
-    chunks' words, concatenated; meta[c] = (offset in words, width, count, first row of
-    out); items[i] = (chunk, word group): 64 instances each. Row start + k * width + j
-    of out gets table[bit j of instance k] (table: the Montgomery forms of 0 and 1).
-    Branch-free masked stores into the flat array: store-bound (~memset speed)."""
+@njit(nogil=True, cache=True)
+def expand_sliced_chunks_span(s0, s1, words, meta, items, table, out):
     flat = out.reshape(-1)
     r0, r1, r2, r3 = table[1, 0], table[1, 1], table[1, 2], table[1, 3]
-    for i in prange(items.shape[0]):
+    for i in range(s0, s1):
         c = items[i, 0]
         g = items[i, 1]
         off, width, count, start = meta[c, 0], meta[c, 1], meta[c, 2], meta[c, 3]
@@ -107,3 +104,12 @@ def expand_sliced_chunks(words, meta, items, table, out):
                 flat[q + 2] = r2 & m
                 flat[q + 3] = r3 & m
                 q += 4
+
+
+def expand_sliced_chunks(words, meta, items, table, out):
+    """Many sliced chunks into out uint64[rows, 4] in one parallel region. words: the
+    chunks' words, concatenated; meta[c] = (offset in words, width, count, first row of
+    out); items[i] = (chunk, word group): 64 instances each. Row start + k * width + j
+    of out gets table[bit j of instance k] (table: the Montgomery forms of 0 and 1).
+    Branch-free masked stores into the flat array: store-bound (~memset speed)."""
+    run_spans(expand_sliced_chunks_span, items.shape[0], words, meta, items, table, out)

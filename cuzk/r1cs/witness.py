@@ -20,9 +20,9 @@ import bisect
 import functools
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from cuzk.field.threads import threads_for
+from cuzk.field.threads import run_spans, threads_for
 
 from .bit_slices import SlicedBits, expand_sliced_chunks
 from .system import ConstraintSystem
@@ -180,19 +180,29 @@ def small_table(fr) -> np.ndarray:
     return _small_table(fr)
 
 
-@njit(parallel=True, nogil=True, cache=True)
-def _expand_small(vals, table, out):
-    for i in prange(vals.shape[0]):
+@njit(nogil=True, cache=True)
+def _expand_small_span(lo, hi, vals, table, out):
+    vals, out = vals[lo:hi], out[lo:hi]  # indexed from 0: as fast as a prange loop (codegen.per_span_rows)
+    for i in range(vals.shape[0]):
         v = vals[i]
         for j in range(table.shape[1]):
             out[i, j] = table[v, j]
 
 
-@njit(parallel=True, nogil=True, cache=True)
-def _copy_rows(src, out):
-    for i in prange(src.shape[0]):
+def _expand_small(vals, table, out):
+    run_spans(_expand_small_span, vals.shape[0], vals, table, out)
+
+
+@njit(nogil=True, cache=True)
+def _copy_rows_span(lo, hi, src, out):
+    src, out = src[lo:hi], out[lo:hi]
+    for i in range(src.shape[0]):
         for j in range(src.shape[1]):
             out[i, j] = src[i, j]
+
+
+def _copy_rows(src, out):
+    run_spans(_copy_rows_span, src.shape[0], src, out)
 
 
 def resolve(value, what: str):

@@ -29,10 +29,9 @@ def {g}_fb_build(base, out):
         for _ in range(8):
             b = {g}_xyzz_dbl(b)
 
-@njit(parallel=True, nogil=True, cache=True)
-def {g}_fb_mul(table, scalars, out):
-    """out[i] = [scalars[i]] base; scalars canonical uint64[n, 4]."""
-    for i in prange(scalars.shape[0]):
+@njit(nogil=True, cache=True)
+def {g}_fb_mul_span(lo, hi, table, scalars, out):
+    for i in range(lo, hi):
         acc = {G}_XYZZ_ZERO
         for limb in range(4):
             s = scalars[i, limb]
@@ -41,6 +40,10 @@ def {g}_fb_mul(table, scalars, out):
                 if d:
                     acc = {g}_xyzz_add_affine(acc, {g}_load_affine(table, (limb * 8 + byte) * 256 + d))
         {g}_store_xyzz(out, i, acc)
+
+def {g}_fb_mul(table, scalars, out):
+    """out[i] = [scalars[i]] base; scalars canonical uint64[n, 4]."""
+    run_spans({g}_fb_mul_span, scalars.shape[0], table, scalars, out)
 '''
 
 

@@ -35,26 +35,32 @@ CHUNK = 64  # pairs (or G2 points) per task: enough to share f, small enough to 
 SOURCE = '''
 L = {L}
 
-@njit(parallel=True, cache=True)
-def miller_chunks(mode, g1, g2, starts, fin, prog, out):
-    """mode 1: out[k] = the shared Miller loop of pairs starts[k]..starts[k+1]-1;
-    mode 2: out[k] = the final exponentiation of fin[k]. One kernel for both: each
-    caller of pairing_kernel compiles its whole body again."""
-    nk = fin.shape[0] if mode == 2 else len(starts) - 1
-    for k in prange(nk):
+@njit(nogil=True, cache=True)
+def miller_chunks_span(s0, s1, mode, g1, g2, starts, fin, prog, out):
+    for k in range(s0, s1):
         if mode == 2:
             pairing_kernel(2, g1, g2, starts[:1], fin[k:k + 1], prog, out[k:k + 1])
         else:
             pairing_kernel(1, g1, g2, starts[k:k + 2], fin, prog, out[k:k + 1])
 
-@njit(parallel=True, cache=True)
-def fq12_group_products(vals, starts, out):
-    """out[k] = prod vals[starts[k]:starts[k+1]] (any Fq12 values)."""
-    for k in prange(len(starts) - 1):
+def miller_chunks(mode, g1, g2, starts, fin, prog, out):
+    """mode 1: out[k] = the shared Miller loop of pairs starts[k]..starts[k+1]-1;
+    mode 2: out[k] = the final exponentiation of fin[k]. One kernel for both: each
+    caller of pairing_kernel compiles its whole body again."""
+    run_spans(miller_chunks_span, fin.shape[0] if mode == 2 else len(starts) - 1, mode, g1, g2, starts, fin, prog,
+              out)
+
+@njit(nogil=True, cache=True)
+def fq12_group_products_span(s0, s1, vals, starts, out):
+    for k in range(s0, s1):
         acc = FQ12_ONE
         for i in range(starts[k], starts[k + 1]):
             acc = fq12_mul(acc, fq12_load(vals, i))
         fq12_store(out, k, acc)
+
+def fq12_group_products(vals, starts, out):
+    """out[k] = prod vals[starts[k]:starts[k+1]] (any Fq12 values)."""
+    run_spans(fq12_group_products_span, len(starts) - 1, vals, starts, out)
 '''
 
 
@@ -65,13 +71,16 @@ def _scaled(l, a, b):
     """The line l = (c0, c1, c2) with P's factors: {SCALE}."""
     return {SCALED}
 
-@njit(parallel=True, cache=True)
 def miller_shared(g1, g2, q_ptr, p_idx, prod, chunks, nprod, out):
     """out[c, k] = prod over pairs of product k whose G2 point lies in chunk c
     (G2 points chunks[c]..chunks[c+1]-1; pairs of point q: q_ptr[q]..q_ptr[q+1]-1,
     G1 point g1[p_idx[j]], product prod[j]) of the Miller functions."""
+    run_spans(miller_shared_span, len(chunks) - 1, g1, g2, q_ptr, p_idx, prod, chunks, nprod, out)
+
+@njit(nogil=True, cache=True)
+def miller_shared_span(s0, s1, g1, g2, q_ptr, p_idx, prod, chunks, nprod, out):
     g1v = g1.reshape(g1.shape[0] * 2, L)
-    for c in prange(len(chunks) - 1):
+    for c in range(s0, s1):
         q0 = chunks[c]
         m = chunks[c + 1] - q0
         T = np.empty((max(m, 1), 3, 2, L), dtype=np.uint64)

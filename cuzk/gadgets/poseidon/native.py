@@ -94,27 +94,35 @@ def _permute_one(st, tmp, rc, mds, first_mds, prc, b00, row, col, R_F, R_P, allo
             _mix(st, mds, tmp)
     return pos
 
-@njit(parallel=True, nogil=True, cache=True)
-def poseidon_permute(states, rc, mds, first_mds, prc, b00, row, col, R_F, R_P):
-    """In place: states uint64[N, t, 4] Montgomery."""
+@njit(nogil=True, cache=True)
+def poseidon_permute_span(s0, s1, states, rc, mds, first_mds, prc, b00, row, col, R_F, R_P):
     t = states.shape[1]
     alloc = np.zeros((R_F + R_P, t), dtype=np.uint8)
-    for k in prange(states.shape[0]):
+    for k in range(s0, s1):
         st = states[k]
         tmp = np.empty_like(st)
         _permute_one(st, tmp, rc, mds, first_mds, prc, b00, row, col, R_F, R_P, alloc, tmp)
 
-@njit(parallel=True, nogil=True, cache=True)
-def poseidon_witness(states, rc, mds, first_mds, prc, b00, row, col, R_F, R_P, alloc, aux):
-    """The permutation, also writing each allocated S-box's (x^2, x^4, x^5)
-    and finally state[0] into aux[k] in the gadget's allocation order.
-    alloc: uint8[rounds, t], 1 where the gadget allocates that S-box."""
-    for k in prange(states.shape[0]):
+
+def poseidon_permute(states, rc, mds, first_mds, prc, b00, row, col, R_F, R_P):
+    """In place: states uint64[N, t, 4] Montgomery."""
+    run_spans(poseidon_permute_span, states.shape[0], states, rc, mds, first_mds, prc, b00, row, col, R_F, R_P)
+
+@njit(nogil=True, cache=True)
+def poseidon_witness_span(s0, s1, states, rc, mds, first_mds, prc, b00, row, col, R_F, R_P, alloc, aux):
+    for k in range(s0, s1):
         st = states[k]
         out = aux[k]
         tmp = np.empty_like(st)
         pos = _permute_one(st, tmp, rc, mds, first_mds, prc, b00, row, col, R_F, R_P, alloc, out)
         fr_store(out, pos, fr_load(st, 0))
+
+
+def poseidon_witness(states, rc, mds, first_mds, prc, b00, row, col, R_F, R_P, alloc, aux):
+    """The permutation, also writing each allocated S-box's (x^2, x^4, x^5)
+    and finally state[0] into aux[k] in the gadget's allocation order.
+    alloc: uint8[rounds, t], 1 where the gadget allocates that S-box."""
+    run_spans(poseidon_witness_span, states.shape[0], states, rc, mds, first_mds, prc, b00, row, col, R_F, R_P, alloc, aux)
 '''
 
 

@@ -114,13 +114,11 @@ def _hash_one(st, tmp, rc, mds, pre, w_hat, v_rest, R_F, R_P, record, aux):
         pos += 1
     return pos
 
-@njit(parallel=True, nogil=True, cache=True)
-def neptune_hash(inputs, out, tag, rc, mds, pre, w_hat, v_rest, R_F, R_P, record, aux, nchunks):
-    """inputs uint64[N, arity, 4] -> out uint64[N, 4]; with record, aux[N, num_aux, 4]."""
+@njit(nogil=True, cache=True)
+def neptune_hash_span(lo, hi, inputs, out, tag, rc, mds, pre, w_hat, v_rest, R_F, R_P, record, aux, nchunks):
     n, arity = inputs.shape[0], inputs.shape[1]
     t = arity + 1
-    nchunks = max(1, min(n, nchunks))
-    for c in prange(nchunks):
+    for c in range(lo, hi):
         st = np.empty((t, 4), dtype=np.uint64)
         tmp = np.empty((t, 4), dtype=np.uint64)
         for k in range(c * n // nchunks, (c + 1) * n // nchunks):
@@ -130,6 +128,12 @@ def neptune_hash(inputs, out, tag, rc, mds, pre, w_hat, v_rest, R_F, R_P, record
             _hash_one(st, tmp, rc, mds, pre, w_hat, v_rest, R_F, R_P, record, aux[k] if record else aux[0])
             for q in range(4):
                 out[k, q] = st[1, q]
+
+def neptune_hash(inputs, out, tag, rc, mds, pre, w_hat, v_rest, R_F, R_P, record, aux, nchunks):
+    """inputs uint64[N, arity, 4] -> out uint64[N, 4]; with record, aux[N, num_aux, 4]."""
+    nchunks = max(1, min(inputs.shape[0], nchunks))
+    run_spans(neptune_hash_span, nchunks, inputs, out, tag, rc, mds, pre, w_hat, v_rest, R_F, R_P, record, aux,
+              nchunks)
 '''
 
 

@@ -20,7 +20,9 @@ m[1] = likewise for the key, m[2..15] = 0, byte counter 16, final block.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from cuzk.field.threads import run_spans
 
 IV = np.array([0x6A09E667F3BCC908, 0xBB67AE8584CAA73B, 0x3C6EF372FE94F82B, 0xA54FF53A5F1D36F1,
                0x510E527FADE682D1, 0x9B05688C2B3E6C1F, 0x1F83D9ABFB41BD6B, 0x5BE0CD19137E2179],
@@ -123,10 +125,14 @@ def permute(num_elements, index, swapped_keys, left_mask, right_mask, half_bits)
     return u
 
 
-@njit(parallel=True, nogil=True, cache=True)
-def permute_many(num_elements, indices, swapped_keys, left_mask, right_mask, half_bits, out):
-    for i in prange(indices.shape[0]):
+@njit(nogil=True, cache=True)
+def permute_many_span(s0, s1, num_elements, indices, swapped_keys, left_mask, right_mask, half_bits, out):
+    for i in range(s0, s1):
         out[i] = permute(num_elements, indices[i], swapped_keys, left_mask, right_mask, half_bits)
+
+
+def permute_many(num_elements, indices, swapped_keys, left_mask, right_mask, half_bits, out):
+    run_spans(permute_many_span, indices.shape[0], num_elements, indices, swapped_keys, left_mask, right_mask, half_bits, out)
 
 
 def precompute(num_elements: int) -> tuple[int, int, int]:

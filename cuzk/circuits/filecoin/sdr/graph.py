@@ -55,8 +55,9 @@ import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from cuzk.field.threads import run_spans
 from cuzk.circuits.filecoin.registered_proofs import seal_proof
 from cuzk.errors import CuzkError
 
@@ -116,10 +117,10 @@ def _ceil_log2(x):
     return b
 
 
-@njit(parallel=True, nogil=True, cache=True)
-def _drg_kernel(nodes, seed_words, legacy, out):
+@njit(nogil=True, cache=True)
+def _drg_kernel_span(s0, s1, nodes, seed_words, legacy, out):
     n = nodes.shape[0]
-    for c in prange((n + _CHUNK - 1) // _CHUNK):
+    for c in range(s0, s1):
         key = seed_words.copy()
         words = np.empty(32, dtype=np.uint64)
         for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
@@ -146,15 +147,23 @@ def _drg_kernel(nodes, seed_words, legacy, out):
             out[i, BASE_DEGREE - 1 if legacy else 0] = v - _U1
 
 
-@njit(parallel=True, nogil=True, cache=True)
-def _expander_kernel(nodes, n_elements, keys, left_mask, right_mask, half_bits, legacy, out):
+def _drg_kernel(nodes, seed_words, legacy, out):
+    run_spans(_drg_kernel_span, (nodes.shape[0] + _CHUNK - 1) // _CHUNK, nodes, seed_words, legacy, out)
+
+
+@njit(nogil=True, cache=True)
+def _expander_kernel_span(s0, s1, nodes, n_elements, keys, left_mask, right_mask, half_bits, legacy, out):
     n = nodes.shape[0]
     d = np.uint64(EXP_DEGREE)
-    for i in prange(n):
+    for i in range(s0, s1):
         base = np.uint64(nodes[i]) * d
         for j in range(EXP_DEGREE):
             t = permute(n_elements, base + np.uint64(j), keys, left_mask, right_mask, half_bits)
             out[i, j] = (t & _M32) // d if legacy else t // d
+
+
+def _expander_kernel(nodes, n_elements, keys, left_mask, right_mask, half_bits, legacy, out):
+    run_spans(_expander_kernel_span, nodes.shape[0], nodes, n_elements, keys, left_mask, right_mask, half_bits, legacy, out)
 
 
 # ---------------------------------------------------------------- the graph
