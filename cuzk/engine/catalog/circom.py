@@ -93,7 +93,7 @@ def make_spec(entry: dict) -> CircuitSpec:
     return CircuitSpec(
         circuit_id=cid, proof_kind=kind, curve=curve, num_partitions=1, batchable=bool(entry.get("batchable", False)),
         default_priority=priority, params=params, parse=parse, witness=witness, rows=rows,
-        public_inputs=public_inputs, working_bytes=working_bytes, description=f"circom ({path.name})",
+        public_inputs=public_inputs, working_bytes=working_bytes,
         info={"zkey": str(path), **({"r1cs": str(r1cs)} if r1cs else {})},
     )
 

@@ -92,9 +92,8 @@ def make_spec(size: str, params_dir: Path) -> CircuitSpec:
         return [part.public_inputs() for part in parse(req).partitions]
 
     return sector_spec(circuit_kind=porep_kind, kind=ProofKind.POREP_SEAL_COMMIT, family="porep", size=size,
-                       cfg=base, params_dir=params_dir, counts=porep_kind.counts(base), parse=parse, partition=partition,
-                       public_inputs=public_inputs, what="PoRep C2 (rust-fil-proofs v28 StackedDRG)",
-                       sample=sample_request)
+                       cfg=base, params_dir=params_dir, counts=lambda: porep_kind.counts(base), parse=parse,
+                       partition=partition, public_inputs=public_inputs, sample=sample_request)
 
 
 def register(registry, params_dir: Path | None = None, sizes=SIZES) -> None:

@@ -20,6 +20,7 @@ writes. A missing file fails the job with the name it looked for.
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -94,7 +95,7 @@ def preset_of(kind: str, request: ProofRequest) -> str:
 def make_spec(kind: str, size: str, params_dir: Path) -> CircuitSpec:
     base = post_config_for(kind, SECTOR_SIZES[size])
     cid = post_kind.circuit_id(base)
-    n = counts(base)
+    n = functools.cache(lambda: counts(base))  # when first needed: building a registry stays cheap
 
     def compiled():
         return post_kind.compiled(base)
@@ -124,11 +125,9 @@ def make_spec(kind: str, size: str, params_dir: Path) -> CircuitSpec:
         circuit_id=cid, proof_kind=PROOF_KINDS[kind], curve="bls12_381", num_partitions=1, batchable=False,
         default_priority=PRIORITIES[kind], params=FilecoinParams(params_dir, base, compiled), parse=parse,
         witness=witness, rows=rows, public_inputs=public_inputs,
-        working_bytes=lambda: working_bytes_estimate(n.aux + n.inputs, n.constraints + n.inputs),
-        family=f"{kind}-post", preset=size,
-        description=(f"Filecoin {'WindowPoSt partition' if kind == 'window' else 'WinningPoSt'}, {size} sectors "
-                     f"(rust-fil-proofs v28 FallbackPoSt, {n.constraints:,} constraints)"),
-        compiled=compiled, witness_vars=n.aux + n.inputs, check=parse, generate_request=generate,
+        working_bytes=lambda: working_bytes_estimate(n().aux + n().inputs, n().constraints + n().inputs),
+        family=f"{kind}-post", preset=size, compiled=compiled, witness_vars=lambda: n().aux + n().inputs, check=parse,
+        generate_request=generate,
     )
 
 

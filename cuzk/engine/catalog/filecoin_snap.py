@@ -79,9 +79,8 @@ def make_spec(size: str, params_dir: Path) -> CircuitSpec:
         return [update.public_inputs(k) for k in range(len(update.partitions))]
 
     return sector_spec(circuit_kind=snap_kind, kind=ProofKind.SNAP_DEALS_UPDATE, family="snap", size=size, cfg=base,
-                       params_dir=params_dir, counts=counts(base), parse=parse, partition=partition,
-                       public_inputs=public_inputs, what="SnapDeals update (rust-fil-proofs v28 EmptySectorUpdate)",
-                       sample=sample_request)
+                       params_dir=params_dir, counts=lambda: counts(base), parse=parse, partition=partition,
+                       public_inputs=public_inputs, sample=sample_request)
 
 
 def register(registry, params_dir: Path | None = None, sizes=SIZES) -> None:

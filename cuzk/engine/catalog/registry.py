@@ -69,11 +69,10 @@ class CircuitSpec:
     working_bytes: Callable[[], int]  # per partition: witness, a/b/c and prover temporaries
     family: str = ""  # circuits of one shape at several presets share a family name
     preset: str = ""
-    description: str = ""
     info: dict = field(default_factory=dict)
     generate_vanilla: Callable[..., bytes] | None = None  # (seed=None) -> test input, where available
     compiled: Callable[[], Any] | None = None  # () -> CompiledCircuit, for SpMV on the proving device
-    witness_vars: int = 0  # > 0: witness() takes out= (uint64[witness_vars, 4]), a reused array
+    witness_vars: Callable[[], int] | None = None  # () -> n: witness() takes out= (uint64[n, 4]), a reused array
     check: Callable[[ProofRequest], Any] | None = None  # at submit: parse or refuse (its result is kept)
     generate_request: Callable[..., dict] | None = None  # (seed=None) -> ProofRequest fields of a test input
 
@@ -119,8 +118,8 @@ def host_working_bytes(spec: "CircuitSpec", rows_on_device: bool) -> int:
     """Host bytes one partition holds from synthesis until its proof: with the rows and the
     prover's temporaries on a GPU, only the witness and its pinned staging copy (4.2 GB each
     at 32g, against ~55 GB for the host path's a, b, c and H vectors)."""
-    if rows_on_device and spec.witness_vars:
-        return 2 * 32 * spec.witness_vars
+    if rows_on_device and spec.witness_vars is not None:
+        return 2 * 32 * spec.witness_vars()
     return spec.working_bytes()
 
 

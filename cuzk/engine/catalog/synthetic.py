@@ -227,8 +227,7 @@ def make_spec(preset: str, params_dir: Path) -> CircuitSpec:
         circuit_id=cid, proof_kind=ProofKind.UNSPECIFIED, curve=CURVE, num_partitions=PARTITIONS, batchable=True,
         default_priority=Priority.NORMAL, params=GeneratedParams(cid, lambda: compiled(n), params_dir), parse=parse,
         witness=witness, rows=rows, public_inputs=public_inputs, working_bytes=working_bytes, family=FAMILY,
-        preset=preset, description=f"synthetic test workload ({n} x^5 instances, {rounds} derivation rounds, "
-        f"{PARTITIONS} partitions)",
+        preset=preset,
         generate_vanilla=lambda seed=None: generate_vanilla(preset, seed), compiled=lambda: compiled(n),
     )
 

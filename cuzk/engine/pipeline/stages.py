@@ -124,8 +124,8 @@ def synthesize_unit(engine, unit, slot, lane: str = "synth") -> None:
             try:
                 with tr.stage(lane, "witness", one):  # parsing the vanilla proof included
                     parsed = job.parse_once(lambda job=job: spec.parse(job.request))
-                    if spec.witness_vars:
-                        buf = engine.witness_buffers.take((spec.witness_vars, 4))
+                    if spec.witness_vars is not None:
+                        buf = engine.witness_buffers.take((spec.witness_vars(), 4))
                         wit = spec.witness(parsed, p, out=buf)
                     else:
                         wit = spec.witness(parsed, p)
@@ -143,7 +143,7 @@ def synthesize_unit(engine, unit, slot, lane: str = "synth") -> None:
             job.add_time(synthesis_ms=ms)
             job.public_inputs[p] = wit.public_inputs
             engine.metrics.observe_phase(job, "synthesis", ms / 1e3)
-            members.append(Member(job, proof_job, wit.public_inputs, reuse_witness=bool(spec.witness_vars)))
+            members.append(Member(job, proof_job, wit.public_inputs, reuse_witness=spec.witness_vars is not None))
         if len(members) < len(live):
             reservation.release(per_job * (len(live) - len(members)))
         if not members:
