@@ -11,7 +11,7 @@ pairing, and the CPU backend's MSM, NTT and SpMV. What they share is here:
 * `fill`: the `{name}` placeholders of a template;
 * `Source`: generated lines with indentation and fresh temporaries;
 * `spans`: a kernel run on every thread (a serial nogil kernel over [lo, hi) and its Python entry);
-* `elementwise`: such a kernel `for i in range(lo, hi): out[i] = f(a[i], ...)`;
+* `elementwise`: such a kernel `out[i] = f(a[i], ...)` over its span's rows;
 * `build_module`: import generated source as a module, cached on disk.
 
 numba's on-disk cache (`cache=True`) needs a real source file, so the

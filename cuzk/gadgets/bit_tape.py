@@ -228,7 +228,8 @@ def _run_span(s0, s1, ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_const, i
 
 
 def _run(ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_const, inputs, external, out):
-    run_spans(_run_span, inputs.shape[0], ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_const, inputs, external, out)
+    run_spans(_run_span, inputs.shape[0], ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_const, inputs, external,
+              out)
 
 
 @njit(cache=True, inline="always")
@@ -251,7 +252,8 @@ def _flush(acc, carry, pos):
 
 
 @njit(nogil=True, cache=True)
-def _run_sliced_span(s0, s1, ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_pos, sum_const, inputs, external, out):
+def _run_sliced_span(s0, s1, ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_pos, sum_const, inputs, external,
+                     out):
     groups = inputs.shape[0]
     m = ops.shape[0]
     for g in range(s0, s1):
@@ -311,7 +313,8 @@ def _run_sliced_span(s0, s1, ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_p
 
 
 def _run_sliced(ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_pos, sum_const, inputs, external, out):
-    run_spans(_run_sliced_span, inputs.shape[0], ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_pos, sum_const, inputs, external, out)
+    run_spans(_run_sliced_span, inputs.shape[0], ops, a, b, c, sum_ptr, sum_lits, sum_weights, sum_pos, sum_const,
+              inputs, external, out)
 
 
 def bits_to_montgomery(bits: np.ndarray, fr) -> np.ndarray:
@@ -325,7 +328,8 @@ def bits_to_montgomery(bits: np.ndarray, fr) -> np.ndarray:
 
 @njit(nogil=True, cache=True)
 def _bits_to_mont_span(s0, s1, bits, one, out):
-    for i in range(s0, s1):
+    bits, out = bits[s0:s1], out[s0:s1]  # indexed from 0: as fast as a prange loop (codegen.per_span_rows)
+    for i in range(bits.shape[0]):
         if bits[i]:
             for j in range(one.shape[0]):
                 out[i, j] = one[j]

@@ -299,7 +299,8 @@ def transpose(mat, num_cols: int, head: int = 1 << 62) -> Transposed:
         t_rows = np.empty(nnz, dtype=np.uint32)
         t_cols = np.empty(nnz, dtype=np.uint16)
         t_coeff = np.empty(nnz, dtype=mat.coeff_idx.dtype)
-        run_spans(_bucket_scatter, nch, indptr_in, mat.cols, mat.coeff_idx, shift, row_bounds, starts, t_rows, t_cols, t_coeff)
+        run_spans(_bucket_scatter, nch, indptr_in, mat.cols, mat.coeff_idx, shift, row_bounds, starts, t_rows, t_cols,
+                  t_coeff)
         totals = np.zeros((nbuckets, 3), dtype=np.int64)
         head = np.int64(max(1, head))
         run_spans(_bucket_totals, nbuckets, bucket_start, shift, np.int64(num_cols), head, t_cols, totals)

@@ -122,7 +122,8 @@ def poseidon_witness(states, rc, mds, first_mds, prc, b00, row, col, R_F, R_P, a
     """The permutation, also writing each allocated S-box's (x^2, x^4, x^5)
     and finally state[0] into aux[k] in the gadget's allocation order.
     alloc: uint8[rounds, t], 1 where the gadget allocates that S-box."""
-    run_spans(poseidon_witness_span, states.shape[0], states, rc, mds, first_mds, prc, b00, row, col, R_F, R_P, alloc, aux)
+    run_spans(poseidon_witness_span, states.shape[0], states, rc, mds, first_mds, prc, b00, row, col, R_F, R_P, alloc,
+              aux)
 '''
 
 

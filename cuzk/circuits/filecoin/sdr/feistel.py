@@ -132,7 +132,8 @@ def permute_many_span(s0, s1, num_elements, indices, swapped_keys, left_mask, ri
 
 
 def permute_many(num_elements, indices, swapped_keys, left_mask, right_mask, half_bits, out):
-    run_spans(permute_many_span, indices.shape[0], num_elements, indices, swapped_keys, left_mask, right_mask, half_bits, out)
+    run_spans(permute_many_span, indices.shape[0], num_elements, indices, swapped_keys, left_mask, right_mask,
+              half_bits, out)
 
 
 def precompute(num_elements: int) -> tuple[int, int, int]:

@@ -57,9 +57,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from cuzk.field.threads import run_spans
 from cuzk.circuits.filecoin.registered_proofs import seal_proof
 from cuzk.errors import CuzkError
+from cuzk.field.threads import run_spans
 
 from .chacha import chacha_block, key_words
 from .feistel import permute, precompute, swapped_keys
@@ -163,7 +163,8 @@ def _expander_kernel_span(s0, s1, nodes, n_elements, keys, left_mask, right_mask
 
 
 def _expander_kernel(nodes, n_elements, keys, left_mask, right_mask, half_bits, legacy, out):
-    run_spans(_expander_kernel_span, nodes.shape[0], nodes, n_elements, keys, left_mask, right_mask, half_bits, legacy, out)
+    run_spans(_expander_kernel_span, nodes.shape[0], nodes, n_elements, keys, left_mask, right_mask, half_bits,
+              legacy, out)
 
 
 # ---------------------------------------------------------------- the graph
