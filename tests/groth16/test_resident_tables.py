@@ -120,3 +120,27 @@ def test_tables_wait_for_the_memory_budget(keyed):
     assert [v for v in VECTORS if held.find(pk.bases(v)) is not None] == ["b_g2"]
     backend.forget_resident(pk)
     assert held.wait_built(60) and budget.used == 0
+
+
+def test_no_build_task_starts_while_the_prover_is_busy(keyed):
+    """Tables are built in the prover's idle time: while `busy()` holds, nothing is built (and a
+    forgotten key's pending builds end without one)."""
+    _, pk = keyed
+    proving = [True]
+    backend = CpuBackend(table_budget=1 << 30)
+    held = backend.resident_tables
+    held.busy = lambda: proving[0]
+    backend.keep_resident(pk)
+    assert not held.wait_built(0.5)  # still waiting: the prover is busy
+    assert held.status()["kept"] == 0 and held.status()["pending"] == len(VECTORS)
+    proving[0] = False
+    assert held.wait_built(600) and held.status()["kept"] == len(VECTORS)
+    backend.forget_resident(pk)
+    proving[0] = True
+    other = CpuBackend(table_budget=1 << 30)
+    other.resident_tables.busy = lambda: proving[0]
+    other.keep_resident(pk)
+    other.forget_resident(pk)  # while its first table waits for the prover
+    assert other.resident_tables.wait_built(60)
+    assert other.resident_tables.status() == {"kept": 0, "kept_bytes": 0, "pending": 0}
+    assert other.resident_tables.used == 0

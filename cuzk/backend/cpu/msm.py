@@ -227,7 +227,7 @@ def pippenger_xyzz(curve, G, bases, scalars, idx, c: int | None = None, method: 
 # window then adds into one bucket set, reduced once per point range instead of once per window
 # (lab/JOURNAL.md, "CPU window tables"). Which vectors get one, and when, is tables.py's (resident keys).
 
-TABLE_BUILD_CHUNK = 1024  # points per build task: its XYZZ scratch stays in L2 (128 KiB for G1, 256 KiB for G2)
+TABLE_BUILD_CHUNK = 128  # points per build task: 5-25 ms at 2^16 (G1-G2), so a task started between proofs ends soon
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,13 @@ proof waits for them:
 - Only a daemon's CPU prover keeps them: the engine calls `keep(pk)` after each proof of a key
   (the first one schedules the build) and `forget(pk)` when the key leaves memory. A CpuBackend
   without a budget (every one-shot `cuzk prove`) has no ResidentTables at all.
-- A key's first proof runs as before; its tables are built after it, by threads at idle
-  priority (SCHED_IDLE on Linux: they run only on cores nothing else wants, so later proofs
-  take the cores from them). An MSM uses a vector's table once the table is complete.
+- A key's first proof runs as before; its tables are built after it, in the prover's idle time:
+  threads at idle priority (SCHED_IDLE on Linux: they run only on cores nothing else wants)
+  that start a build task (TABLE_BUILD_CHUNK points, 5-25 ms at 2^16) only while no proof runs
+  (`busy`). Measured through a 2^16 daemon (lab/cpu_tables_daemon.py): proofs back to back while
+  the tables wait took 1266 ms against 1268 without tables (with 1024-point tasks, no gate:
+  1316 against 1277); 300 ms apart, the tables were complete after ~40 proofs. A daemon that
+  is never idle never builds them. An MSM uses a vector's table once the table is complete.
 - Within `budget` bytes (the daemon's gpus.cpu_msm_tables), and within the engine's memory
   budget where one is given (`reserve`), vector by vector in order of gain per byte (B_g2 first:
   G2 additions cost three times G1's, its table only twice the bytes), each table whole or not
@@ -26,6 +30,7 @@ import itertools
 import logging
 import os
 import threading
+import time
 import weakref
 from collections import deque
 from dataclasses import dataclass, field
@@ -41,6 +46,7 @@ log = logging.getLogger("cuzk.backend.cpu.tables")
 
 TABLE_MIN_N = 1 << 10  # smaller vectors keep no table: their MSMs take a few ms (2^10 G1 points: 6.0 -> 4.2 ms)
 VECTORS = ("b_g2", "h", "l", "a", "b_g1")  # a key's base vectors, G2 first (see the module docstring)
+BUSY_POLL_S = 0.02  # how often a waiting build thread looks whether the prover is still busy
 
 
 class _Cancelled(Exception):
@@ -77,12 +83,16 @@ def idle_priority() -> None:
 
 
 class ResidentTables:
-    def __init__(self, budget: int, reserve: Callable[[int], object] | None = None, workers: int | None = None):
+    def __init__(self, budget: int, reserve: Callable[[int], object] | None = None, workers: int | None = None,
+                 busy: Callable[[], bool] | None = None):
         """`budget`: bytes of tables kept at most. `reserve(nbytes)`: takes the bytes from a wider
         budget (the engine's memory budget: MemoryBudget.try_acquire), returning a holding with
-        `release()` or None when they are not free now. `workers`: build threads (default: numba's)."""
+        `release()` or None when they are not free now. `workers`: build threads (default: numba's).
+        `busy()`: whether a proof is running on this prover (the engine's device), during which no
+        build task starts."""
         self.budget = int(budget)
         self.reserve = reserve
+        self.busy = busy
         self.workers = workers or msm.threads()
         self.used = 0
         self._entries: dict[int, _Entry] = {}  # id(bases) -> entry
@@ -90,7 +100,7 @@ class ResidentTables:
         self._queue: deque[_Entry] = deque()
         self._cond = threading.Condition()
         self._builder: threading.Thread | None = None
-        self._busy: _Entry | None = None  # the entry being built (kept by the builder until its bytes are settled)
+        self._building: _Entry | None = None  # the entry being built (kept by the builder until its bytes are settled)
         self.built = 0  # tables completed since start (tests, metrics)
 
     # ---- what the prover asks ----------------------------------------------------------------
@@ -136,12 +146,12 @@ class ResidentTables:
         with self._cond:
             kept = [e for e in self._entries.values() if e.state == "kept"]
             return {"kept": len(kept), "kept_bytes": sum(e.nbytes for e in kept),
-                    "pending": len(self._queue) + (self._busy is not None)}
+                    "pending": len(self._queue) + (self._building is not None)}
 
     def wait_built(self, timeout: float | None = None) -> bool:
         """Block until no table is queued or being built (tests, the benchmark); False on timeout."""
         with self._cond:
-            return self._cond.wait_for(lambda: not self._queue and self._busy is None, timeout)
+            return self._cond.wait_for(lambda: not self._queue and self._building is None, timeout)
 
     # ---- inside ----------------------------------------------------------------------------------
     def _plan(self, curve: str, group: str, bases: np.ndarray, bits: int) -> _Entry | None:
@@ -206,7 +216,7 @@ class ResidentTables:
                     continue
                 e.state, e.reservation = "building", held
                 self.used += e.nbytes  # counted while building: the rows are allocated now
-                self._busy = e
+                self._building = e
             try:
                 table = msm.build_table(e.curve, e.group, e.bases, e.c, e.bits, run=self._runner(e))
                 _warm(e, table)
@@ -228,7 +238,7 @@ class ResidentTables:
                             e.reservation.release()
                         e.reservation = None
                     self.used -= e.nbytes
-                self._busy = None
+                self._building = None
                 self._cond.notify_all()
 
     def _runner(self, e: _Entry):
@@ -244,6 +254,8 @@ class ResidentTables:
                 idle_priority()
                 try:
                     while e.state == "building" and (i := next(counter)) < ntasks:
+                        while self.busy is not None and self.busy() and e.state == "building":
+                            time.sleep(BUSY_POLL_S)
                         fn(i)
                 except BaseException as exc:  # noqa: BLE001 -- handed to the builder, which logs it
                     errors.append(exc)

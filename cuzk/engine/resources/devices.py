@@ -83,7 +83,10 @@ def discover(backend_name: str = "auto", ordinals=(), workers_per_gpu: int = 2, 
 
         backend = CpuBackend(table_budget=cpu_tables, reserve=reserve)
         threads = cpu_threads or os.cpu_count() or 1
-        return [Device(0, f"cpu ({threads} threads)", "cpu", backend, workers=1, kernel_threads=cpu_threads)]
+        device = Device(0, f"cpu ({threads} threads)", "cpu", backend, workers=1, kernel_threads=cpu_threads)
+        if backend.resident_tables is not None:  # tables are built while no proof runs here
+            backend.resident_tables.busy = lambda: bool(device.current)
+        return [device]
     import cupy  # only with a GPU: CuPy is an optional dependency
 
     from cuzk.backend.cuda import CudaBackend  # imports CuPy
