@@ -480,7 +480,7 @@ msm_table_fraction = 0.6
 # vector at a time (docs/operator-guide.md). A proof that cannot fit even so fails with a message.
 memory_limit = "auto"
 # Host memory the CPU prover may fill with MSM window tables of the keys it proves (2^(c w) multiples
-# of a key's bases, ~15x their bytes: 353 MiB for a 2^16-constraint BN254 key), built after a key's
+# of a key's bases, 15-19x their bytes: 353 MiB for a 2^16-constraint BN254 key), built after a key's
 # first proof in the prover's idle time (12 s for that key on 2 cores); later MSMs over a vector with
 # a table take ~0.85x the time.
 # Vectors whose tables do not fit prove as before. Counted in memory.total_budget.

@@ -2,9 +2,9 @@
 
 A table of 2^(c w) P_i for every window w of a base vector (msm.WindowTable) makes each later MSM
 over that vector 0.84-0.87x the default (2^16 points, BN254, the 2-core VM: lab/JOURNAL.md) for
-~15 times the vector's bytes, and its build costs ~c doublings per base and row, about a dozen
-MSMs' time. So tables are kept only where a key is proven again and again, and built where no
-proof waits for them:
+15-19 times the vector's bytes (a row per window), and its build costs c doublings per base and
+row, about a dozen MSMs' time. So tables are kept only where a key is proven again and again, and
+built where no proof waits for them:
 
 - Only a daemon's CPU prover keeps them: the engine calls `keep(pk)` after each proof of a key
   (the first one schedules the build) and `forget(pk)` when the key leaves memory. A CpuBackend
