@@ -100,8 +100,7 @@ class ResidentTables:
         self._queue: deque[_Entry] = deque()
         self._cond = threading.Condition()
         self._builder: threading.Thread | None = None
-        self._building: _Entry | None = None  # the entry being built (kept by the builder until its bytes are settled)
-        self.built = 0  # tables completed since start (tests, metrics)
+        self._building: _Entry | None = None  # the builder's entry, until its bytes are settled
 
     # ---- what the prover asks ----------------------------------------------------------------
     def find(self, bases: np.ndarray) -> msm.WindowTable | None:
@@ -228,7 +227,6 @@ class ResidentTables:
             with self._cond:
                 if e.state == "building" and table is not None:
                     e.state, e.table = "kept", table
-                    self.built += 1
                     log.info("kept a %s %s window table of %d bases (c = %d, %.0f MiB)", e.curve, e.group,
                              e.bases.shape[0], e.c, e.nbytes / 2**20)
                 else:
