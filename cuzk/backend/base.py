@@ -166,6 +166,13 @@ class Backend(ABC):
 
         return FixedBaseTable(as_curve(curve).name, group, base)
 
+    def keep_resident(self, pk) -> None:
+        """`pk` has been proven here and stays in memory for more proofs (the daemon's resident keys):
+        a backend may keep derived data for it (the CPU backend: MSM window tables). Nothing here."""
+
+    def forget_resident(self, pk) -> None:
+        """`pk` leaves memory: whatever keep_resident kept for it goes."""
+
     def release_memory(self) -> None:
         """Give cached working memory back (after an out-of-memory error, before a retry).
         Host arrays are freed when dropped, so the CPU backend has nothing to do."""

@@ -20,7 +20,8 @@ fourth process to the rotation, what a user runs to prove through it:
 
     cuzk-daemon  cuzk prove --daemon unix:SOCK --zkey Z --wtns W --r1cs R ...  (client process included)
 
-(one run before the timed ones registers the circuit and decodes its key); its
+(one run before the timed ones registers the circuit and decodes its key, and on the
+CPU the daemon's MSM window tables for it are awaited); its
 median is compared with rapidsnark's (daemon/rapidsnark). Then proofs are timed
 from this process through the same daemon, without process start-up, with the
 daemon's own phase times: ms per proof and how much of it is outside the
@@ -222,6 +223,9 @@ def measure(constraints: int, workdir: Path, repeat: int, rapidsnark: Path | Non
             runs[tool] = ToolRun(tool, cmd is not None, cmd or [])
         if daemon is not None:
             warmup_s, _ = _timed(runs[DAEMON_TOOL].command)
+            tables = resident_latency.wait_tables(daemon)
+            if tables[1]:
+                log(f"  resident daemon: MSM window tables built in {tables[0]:.1f} s ({tables[1] / 2**20:.0f} MiB)")
         if rapidsnark is None:
             runs["rapidsnark"].note = "not found"
         if snarkjs is None:
@@ -241,7 +245,7 @@ def measure(constraints: int, workdir: Path, repeat: int, rapidsnark: Path | Non
 
             cid = key_ids.make(str(zkey.resolve()), str(r1cs.resolve()))
             log(f"  resident daemon: {repeat} proof(s) from this process ...")
-            res_run = resident_latency.measure(daemon, cid, zkey, wtns, out, repeat, ready_s, warmup_s)
+            res_run = resident_latency.measure(daemon, cid, zkey, wtns, out, repeat, ready_s, warmup_s, tables)
     finally:
         if daemon is not None:
             daemon.stop()

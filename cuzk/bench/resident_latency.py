@@ -8,11 +8,15 @@ waits for is the proof itself plus one gRPC round trip. latency.py starts a
 `measure` times `repeat` more proofs from this process (wall clock from request to
 proof, no process start-up) and reads the daemon's own phase times of each. The
 last is written as snarkjs JSON (cuzk-resident.proof.json) so the caller can check
-it with `snarkjs groth16 verify`.
+it with `snarkjs groth16 verify`. On the CPU the daemon builds MSM window tables for
+the key after its first proof (gpus.cpu_msm_tables, at idle priority); `wait_tables`
+waits for them before anything is timed, so the timed proofs are the daemon's settled
+ones and no build runs beside the other tools' processes.
 """
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -33,6 +37,8 @@ class ResidentRun:
     backend: str  # what the daemon proved on ("cuda:0 (...)", "cpu (2 threads)")
     ready_s: float  # daemon start to ready, and the warm-up proof (the circuit's registration included)
     warmup_s: float
+    tables_s: float = 0.0  # after the warm-up, until the daemon's MSM window tables were built (wait_tables)
+    table_bytes: int = 0
     ms: list[float] = field(default_factory=list)
     median_ms: float | None = None
     prover_ms: float | None = None  # the daemon's own prover time of the last proof
@@ -57,14 +63,29 @@ def start(workdir: Path, backend: str = "auto") -> tuple[LocalDaemon, float]:
     return daemon, time.perf_counter() - t0
 
 
+def wait_tables(daemon: LocalDaemon, timeout: float = 900.0) -> tuple[float, int]:
+    """(seconds, bytes): how long until the daemon had no MSM window table waiting or being built
+    (GetMetrics' cuzk_cpu_msm_tables), and the bytes of those it keeps."""
+    t0 = time.perf_counter()
+    with daemon.client() as c:
+        while True:
+            text = c.metrics()
+            pending = re.search(r'^cuzk_cpu_msm_tables\{state="pending"\} (\S+)$', text, re.M)
+            if pending is None or float(pending.group(1)) == 0 or time.perf_counter() - t0 > timeout:
+                kept = re.search(r"^cuzk_cpu_msm_table_bytes (\S+)$", text, re.M)
+                return time.perf_counter() - t0, int(float(kept.group(1))) if kept else 0
+            time.sleep(0.25)
+
+
 def measure(daemon: LocalDaemon, circuit_id: str, zkey: Path, wtns: Path, out: Path, repeat: int,
-            ready_s: float, warmup_s: float) -> ResidentRun:
+            ready_s: float, warmup_s: float, tables: tuple[float, int] = (0.0, 0)) -> ResidentRun:
     """Time `repeat` proofs of `circuit_id` (registered already) for the witness in `wtns` from this
     process; the last proof goes to out/cuzk-resident.proof.json and .public.json."""
     witness = wtns.read_bytes()
     curve = key_shape(zkey)[0]
     with daemon.client() as c:
-        run = ResidentRun(backend=_backend_of(c), ready_s=round(ready_s, 3), warmup_s=round(warmup_s, 3))
+        run = ResidentRun(backend=_backend_of(c), ready_s=round(ready_s, 3), warmup_s=round(warmup_s, 3),
+                          tables_s=round(tables[0], 3), table_bytes=tables[1])
         outside = []
         for _ in range(repeat):
             t = time.perf_counter()

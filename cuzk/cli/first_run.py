@@ -35,6 +35,7 @@ BUILDERS = {
     "field": "cuzk.field.fields:field_kernels", "tower": "cuzk.field.tower_source:tower_kernels",
     "curve": "cuzk.curve.curves:curve_kernels", "pairing": "cuzk.curve.pairing:pairing_kernels",
     "ntt": "cuzk.backend.cpu.ntt:ntt_kernels", "msm": "cuzk.backend.cpu.msm:msm_kernels",
+    "msm_tables": "cuzk.backend.cpu.msm:table_kernels",
     "spmv": "cuzk.backend.cpu.spmv:spmv_kernel", "fixed_base": "cuzk.backend.cpu.fixed_base:fixed_base_kernels",
     "miller": "cuzk.backend.cpu.miller:miller_kernels", "setup": "cuzk.groth16.setup_kernels:setup_kernels",
     "poseidon": "cuzk.gadgets.poseidon.native:poseidon_kernels",

@@ -85,6 +85,7 @@ class GpusConfig:
     gpu_threads: int = 0
     msm_table_fraction: float = 0.6
     memory_limit: str = "auto"
+    cpu_msm_tables: str = "auto"
 
 
 @dataclass
@@ -186,6 +187,13 @@ class EngineConfig:
             raise ConfigError(f"gpus.memory_limit: expected a positive size such as '16GiB' or \"auto\", got {text!r}")
         return n
 
+    def cpu_msm_table_bytes(self) -> int:
+        """gpus.cpu_msm_tables in bytes: "auto" = a quarter of memory.total_budget (0: no tables)."""
+        text = str(self.gpus.cpu_msm_tables)
+        if text.strip().lower() == "auto":
+            return self.total_budget_bytes() // 4
+        return _size(text, "gpus.cpu_msm_tables")
+
     def eviction_min_idle_s(self) -> float:
         return parse_duration(self.memory.eviction_min_idle, "memory.eviction_min_idle")
 
@@ -244,6 +252,7 @@ class EngineConfig:
         self.total_budget_bytes()
         self.pinned_budget_bytes()
         self.gpu_memory_limit_bytes()
+        self.cpu_msm_table_bytes()
         self.eviction_min_idle_s()
         self.shutdown_timeout_s()
         self.job_retention_s()
@@ -470,6 +479,13 @@ msm_table_fraction = 0.6
 # capped there; bases that do not fit stream from pinned host memory in chunks, H is computed one
 # vector at a time (docs/operator-guide.md). A proof that cannot fit even so fails with a message.
 memory_limit = "auto"
+# Host memory the CPU prover may fill with MSM window tables of the keys it proves (2^(c w) multiples
+# of a key's bases, 15-19x their bytes: 353 MiB for a 2^16-constraint BN254 key), built after a key's
+# first proof in the prover's idle time (12 s for that key on 2 cores); later MSMs over a vector with
+# a table take ~0.85x the time.
+# Vectors whose tables do not fit prove as before. Counted in memory.total_budget.
+# "auto" = a quarter of memory.total_budget; "0" turns them off.
+cpu_msm_tables = "auto"
 
 [scheduler]
 # Jobs of a batchable circuit proven together (1 = no batching).

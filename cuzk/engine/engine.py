@@ -75,14 +75,16 @@ class Engine(ProvingEngine):
         self.budget = MemoryBudget(config.total_budget_bytes())
         self.devices = devices if devices is not None else discover(
             config.gpus.backend, config.gpus.devices, config.gpus.gpu_workers_per_device, config.gpus.gpu_threads,
-            config.gpus.msm_table_fraction, config.gpu_memory_limit_bytes())
+            config.gpus.msm_table_fraction, config.gpu_memory_limit_bytes(), config.cpu_msm_table_bytes(),
+            self.budget.try_acquire)
         gpu = next((d.backend for d in self.devices if d.kind == "cuda"), None)
         # with a GPU, witnesses are written into the first GPU's pinned pool, which its uploads read directly
         self.witness_buffers = WitnessBuffers() if gpu is None else WitnessBuffers(alloc=gpu.host_array,
                                                                                    free=gpu.release_host)
         # with a GPU the hot tier is page-locked, so every GPU uploads bases at the pinned rate
         pin = None if gpu is None else gpu.pin_host
-        self.srs = SrsManager(self.budget, config.pinned_budget_bytes(), config.eviction_min_idle_s(), pin=pin)
+        self.srs = SrsManager(self.budget, config.pinned_budget_bytes(), config.eviction_min_idle_s(), pin=pin,
+                              on_drop=self._forget_resident)
         self.budget.evictor = self.srs.evict_idle
         for spec in self.registry.specs():
             self.srs.register(spec.circuit_id, spec.params)
@@ -109,6 +111,11 @@ class Engine(ProvingEngine):
         self._admit = threading.Lock()  # limit checks and insertion of new jobs, one at a time
         self.worker_restarts = 0
         self.recovered = {"resumed": 0, "interrupted": 0, "finished": 0, "failed": 0}
+
+    def _forget_resident(self, pk) -> None:
+        """A key leaves memory: what the devices kept for it goes (the CPU's MSM window tables)."""
+        for d in self.devices:
+            d.backend.forget_resident(pk)
 
     # ---- lifecycle -----------------------------------------------------------------
     def start(self) -> "Engine":

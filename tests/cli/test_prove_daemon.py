@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -79,6 +81,30 @@ def test_proofs_through_the_daemon_verify_and_the_client_imports_no_numba(daemon
         assert "through the daemon at" in res.stderr
         assert verify(vk, out)
         assert json.loads((out / "public.json").read_text())[:2] == ["95", "5"]  # popcount, ltCount (README)
+
+
+def table_counts(daemon) -> dict[str, float]:
+    """The daemon's MSM window tables as GetMetrics reports them: kept, pending (waiting or building)."""
+    with daemon.client() as c:
+        text = c.metrics()
+    return {m.group(1): float(m.group(2)) for m in re.finditer(r'^cuzk_cpu_msm_tables\{state="(\w+)"\} (\S+)$', text, re.M)}
+
+
+@needs_snarkjs
+def test_a_resident_key_gets_msm_tables_and_its_proofs_verify(daemon, key, tmp_path):
+    """The daemon's default config keeps CPU MSM window tables for a key it has proven (built after
+    that proof, at idle priority); the proofs made with them verify under snarkjs."""
+    zkey, vk = key
+    for i in range(2):  # the first may register the key; the tables come after it, the second uses them
+        out = tmp_path / f"run{i}"
+        out.mkdir()
+        res = prove(daemon.address, zkey, EXAMPLE / "witness.wtns", out, "--r1cs", str(EXAMPLE / "bits_mix.r1cs"))
+        assert res.stdout.split()[0] == "0", res.stdout + res.stderr
+        assert verify(vk, out)
+        deadline = time.monotonic() + 300
+        while (counts := table_counts(daemon)).get("pending", 1) > 0 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert counts["pending"] == 0 and counts["kept"] >= 5, counts  # bits_mix: five vectors of >= 1024 bases
 
 
 def test_a_witness_that_does_not_satisfy_the_circuit_is_refused(daemon, key, tmp_path):

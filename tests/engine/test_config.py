@@ -25,6 +25,7 @@ max_batch_size = 4
 max_batch_wait_ms = 250
 [gpus]
 msm_table_fraction = 0
+cpu_msm_tables = "256MiB"
 [srs]
 pinned_budget = "512MiB"
 """ % tmp_path)
@@ -34,6 +35,14 @@ pinned_budget = "512MiB"
     assert c.eviction_min_idle_s() == 30.0 and c.scheduler.max_batch_size == 4
     assert c.param_dir() == tmp_path / "params"
     assert c.gpus.msm_table_fraction == 0.0 and isinstance(c.gpus.msm_table_fraction, float)
+    assert c.cpu_msm_table_bytes() == 256 << 20
+
+
+def test_cpu_msm_tables_default_to_a_quarter_of_the_memory_budget():
+    c = cfgmod.loads('[memory]\ntotal_budget = "8GiB"\n')
+    assert c.gpus.cpu_msm_tables == "auto" and c.cpu_msm_table_bytes() == 2 << 30
+    assert cfgmod.loads('[gpus]\ncpu_msm_tables = "0"\n').cpu_msm_table_bytes() == 0
+    assert cfgmod.loads('[gpus]\ncpu_msm_tables = 0\n').cpu_msm_table_bytes() == 0
 
 
 def test_default_listen_is_a_unix_socket_in_the_state_dir(tmp_path):
@@ -63,6 +72,7 @@ def test_unknown_key_outside_any_section_warns_as_a_key_not_a_section():
     ("[gpus]\nbackend = \"opencl\"\n", "gpus.backend"),
     ("[gpus]\nmsm_table_fraction = 1.5\n", "gpus.msm_table_fraction: value out of range"),
     ("[gpus]\nmsm_table_fraction = \"half\"\n", "gpus.msm_table_fraction: expected a number"),
+    ("[gpus]\ncpu_msm_tables = \"most\"\n", "gpus.cpu_msm_tables"),
     ("[circuits]\ncircom = [{zkey = \"x\"}]\n", "circuits.circom[0]"),
     ("[daemon\n", "not valid TOML"),
 ])

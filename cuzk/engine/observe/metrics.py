@@ -106,6 +106,21 @@ class _Gauges:
             srs.add_metric([tier], tiers.get(tier, 0))
         yield srs
         yield GaugeMetricFamily("cuzk_srs_hot_bytes", "Bytes of decoded (hot) parameters", value=e.srs.hot_bytes())
+        tables = GaugeMetricFamily("cuzk_cpu_msm_tables", "MSM window tables of resident keys on the CPU "
+                                   "prover (gpus.cpu_msm_tables): kept, or waiting and building", labels=["state"])
+        table_bytes = 0
+        counts = {"kept": 0, "pending": 0}
+        for d in e.devices:
+            held = getattr(d.backend, "resident_tables", None)
+            if held is not None:
+                st = held.status()
+                table_bytes += st["kept_bytes"]
+                for k in counts:
+                    counts[k] += st[k]
+        for k, n in counts.items():
+            tables.add_metric([k], n)
+        yield tables
+        yield GaugeMetricFamily("cuzk_cpu_msm_table_bytes", "Bytes of the MSM window tables kept", value=table_bytes)
         workers = GaugeMetricFamily("cuzk_prover_workers", "Prover workers, by device and state",
                                     labels=["device", "state"])
         for d in e.devices:

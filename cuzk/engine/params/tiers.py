@@ -95,11 +95,12 @@ class SrsLease:
 
 class SrsManager:
     def __init__(self, budget: MemoryBudget, pinned_budget: int | None = None, min_idle_s: float = 300.0,
-                 pin: Callable | None = None):
+                 pin: Callable | None = None, on_drop: Callable | None = None):
         self.budget = budget
         self.pinned_budget = pinned_budget  # None: only the memory budget limits the hot tier
         self.min_idle_s = min_idle_s
         self.pin = pin  # backend hook: array -> page-locked array
+        self.on_drop = on_drop  # called with a key whose decoded vectors are forgotten (HOT -> WARM or COLD)
         self._entries: dict[str, _Entry] = {}
         self._lock = threading.Lock()
 
@@ -252,6 +253,8 @@ class SrsManager:
     def _drop_locked(self, entry: _Entry, to: Tier = Tier.COLD) -> int:
         """HOT -> WARM forgets the decoded vectors; -> COLD also closes the key."""
         freed = entry.hot_bytes
+        if self.on_drop is not None and entry.pk is not None and entry.tier == Tier.HOT:
+            self.on_drop(entry.pk)
         if to == Tier.WARM and entry.pk is not None and all(callable(v) for v in entry.pk.vectors.values()):
             entry.pk.drop_decoded()
             entry.tier = Tier.WARM

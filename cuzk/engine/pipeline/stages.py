@@ -273,6 +273,7 @@ def prove_item(engine, device, worker_id: int, item: SynthesizedUnit) -> None:
     tr.span(lane, "prove", info, pt0, pt1)
     tr.prover_phases(lane, info, pt0, pt1, [getattr(pr, "timings", None) for pr in proofs])
     device.used(item.circuit_id)
+    device.backend.keep_resident(pk)  # after its first proof: the CPU builds MSM window tables at idle priority
     engine.metrics.batch_size.labels(circuit_id=item.circuit_id).observe(len(members))
     with tr.stage(lane, "encode", info):
         for m, proof in zip(members, proofs):

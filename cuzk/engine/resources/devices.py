@@ -72,12 +72,21 @@ class SharedBackend:
 
 
 def discover(backend_name: str = "auto", ordinals=(), workers_per_gpu: int = 2, cpu_threads: int = 0,
-             table_fraction: float = 0.6, memory_limit: int | None = None) -> list[Device]:
-    """The proving devices. `memory_limit`: device bytes each GPU's prover may use (None: all)."""
+             table_fraction: float = 0.6, memory_limit: int | None = None, cpu_tables: int = 0,
+             reserve=None) -> list[Device]:
+    """The proving devices. `memory_limit`: device bytes each GPU's prover may use (None: all).
+    `cpu_tables`: bytes of MSM window tables the CPU prover may keep for resident keys, also taken
+    from `reserve` (the engine's memory budget's try_acquire)."""
     backend = get_backend(backend_name)
     if backend.name == "cpu":
+        from cuzk.backend.cpu import CpuBackend
+
+        backend = CpuBackend(table_budget=cpu_tables, reserve=reserve)
         threads = cpu_threads or os.cpu_count() or 1
-        return [Device(0, f"cpu ({threads} threads)", "cpu", backend, workers=1, kernel_threads=cpu_threads)]
+        device = Device(0, f"cpu ({threads} threads)", "cpu", backend, workers=1, kernel_threads=cpu_threads)
+        if backend.resident_tables is not None:  # tables are built while no proof runs here
+            backend.resident_tables.busy = lambda: bool(device.current)
+        return [device]
     import cupy  # only with a GPU: CuPy is an optional dependency
 
     from cuzk.backend.cuda import CudaBackend  # imports CuPy
