@@ -104,9 +104,12 @@ def pairing_params(curve: str) -> dict:
 
 # opcodes on acc, the working Fq12 value, and R, the register file: acc = 1,
 # R[a], conj(R[a]); R[a] = acc; cyclotomic squaring; acc *= R[a] or
-# conj(R[a]); acc^(p^a); 1/acc. The kernel gets the same names.
-OPCODES = ("ONE", "LOAD", "LOADC", "STORE", "CSQR", "MUL", "MULC", "FROB", "INV")
-OP_ONE, OP_LOAD, OP_LOADC, OP_STORE, OP_CSQR, OP_MUL, OP_MULC, OP_FROB, OP_INV = range(len(OPCODES))
+# conj(R[a]); acc^(p^a); 1/acc for acc in Fq6 (INV6: the norm f conj(f) is
+# there, so 1/f = conj(f) / N(f) costs one Fq6 inversion and the product
+# already in the kernel, not a second Fq12 inversion compiled into it).
+# The kernel gets the same names.
+OPCODES = ("ONE", "LOAD", "LOADC", "STORE", "CSQR", "MUL", "MULC", "FROB", "INV6")
+OP_ONE, OP_LOAD, OP_LOADC, OP_STORE, OP_CSQR, OP_MUL, OP_MULC, OP_FROB, OP_INV6 = range(len(OPCODES))
 
 
 class _Asm:
@@ -145,7 +148,8 @@ def run_on_exponents(code, p: int) -> int:
     """The exponent of the input f that `code` computes, mod p^12 - 1.
 
     Also checks that cyclotomic squarings only see cyclotomic values, i.e.
-    exponents that are multiples of (p^6 - 1)(p^2 + 1)."""
+    exponents that are multiples of (p^6 - 1)(p^2 + 1), and that INV6 only
+    sees values in Fq6 (f^a is in Fq6 for every f iff p^6 + 1 divides a)."""
     n = p**12 - 1
     cyc = (p**6 - 1) * (p**2 + 1)
     acc, R = 1, {}
@@ -167,7 +171,8 @@ def run_on_exponents(code, p: int) -> int:
             acc = (acc + R[a] * p**6) % n
         elif op == OP_FROB:
             acc = acc * p**a % n
-        elif op == OP_INV:
+        elif op == OP_INV6:
+            assert acc % (p**6 + 1) == 0, "INV6 outside Fq6"
             acc = -acc % n
     return acc
 
@@ -178,10 +183,10 @@ def final_exp_program(curve: str) -> np.ndarray:
     pp = pairing_params(curve)
     A = _Asm()
     A(OP_STORE, 0)
-    A(OP_INV)
-    A(OP_STORE, 1)
-    A(OP_LOADC, 0)
-    A(OP_MUL, 1)  # f^(p^6 - 1)
+    A(OP_MULC, 0)  # N = f conj(f), in Fq6
+    A(OP_INV6)
+    A(OP_MULC, 0)
+    A(OP_MULC, 0)  # conj(f)^2 / N = conj(f) / f = f^(p^6 - 1)
     A(OP_STORE, 0)
     A(OP_FROB, 2)
     A(OP_MUL, 0)  # ^(p^2 + 1): cyclotomic from here on
@@ -333,7 +338,11 @@ def pairing_source(curve: str) -> str:
         )
         tail = BN_TAIL
     fns.append(array_access_source("g2", (2, 2), L))
-    line = "fq12_mul_by_014" if pp["twist"] == "M" else "fq12_mul_by_034"
+    # the line as a whole Fq12 element (slots 0, 1, 4 on the M-twist, 0, 3, 4 on the D-twist), multiplied
+    # by fq12_mul: the sparse product would be ~15 % faster in the Miller loop, but compiling it into this
+    # kernel costs ~3.5 s of every first run, and a pairing here is a few ms (verifiers)
+    line = ("((l[0], l[1], FQ2_ZERO), (FQ2_ZERO, l[2], FQ2_ZERO))" if pp["twist"] == "M"
+            else "((l[0], FQ2_ZERO, FQ2_ZERO), (l[1], l[2], FQ2_ZERO))")
     body = fill(PAIRING_TEMPLATE, TAIL=fill(tail, LINE=line), LINE=line)
     return "\n".join(head) + "\n\n" + "".join(fns) + body
 
@@ -366,19 +375,19 @@ def pairing_kernel(mode, g1, g2, starts, fin, prog, out):
             started = False
             for d in LOOP:
                 if started:
-                    f = fq12_sqr(f)
+                    f = fq12_mul(f, f)  # not fq12_sqr: compiling it in costs ~4 s, squaring by a product ~4 % of a pairing
                 started = True
                 for i in range(m):
                     x = fq_load(g1v, 2 * (lo + i))
                     ny = fq_neg(fq_load(g1v, 2 * (lo + i) + 1))
                     t, l = _dbl_step(fq6_load(T, i), fq_add(fq_dbl(x), x), ny)
-                    f = {LINE}(f, l[0], l[1], l[2])
+                    f = fq12_mul(f, {LINE})
                     if d != 0:
                         qx, qy = g2_load(g2, lo + i)
                         if d < 0:
                             qy = fq2_neg(qy)
                         t, l = _add_step(t, qx, qy, x, ny)
-                        f = {LINE}(f, l[0], l[1], l[2])
+                        f = fq12_mul(f, {LINE})
                     fq6_store(T, i, t)
 {TAIL}
             if CONJ_AT_END:
@@ -404,7 +413,7 @@ def pairing_kernel(mode, g1, g2, starts, fin, prog, out):
                 elif op == OP_FROB:
                     f = fq12_frob(f, j)
                 else:
-                    f = fq12_inv(f)
+                    f = (fq6_inv(f[0]), FQ6_ZERO)
         fq12_store(out, k, f)
 '''
 
@@ -415,9 +424,9 @@ BN_TAIL = """\
                 qx, qy = g2_load(g2, lo + i)
                 q1, q2 = _twist_frob(qx, qy)
                 t, l = _add_step(fq6_load(T, i), q1[0], q1[1], x, ny)
-                f = {LINE}(f, l[0], l[1], l[2])
+                f = fq12_mul(f, {LINE})
                 t, l = _add_step(t, q2[0], q2[1], x, ny)
-                f = {LINE}(f, l[0], l[1], l[2])"""
+                f = fq12_mul(f, {LINE})"""
 
 
 @functools.cache
