@@ -26,7 +26,7 @@ import functools
 import numpy as np
 
 from cuzk.field import BLS12_381_FQ, BLS12_381_FR
-from cuzk.field.codegen import build_module, mont2_literal, mont_literal
+from cuzk.field.codegen import INTERNAL, build_module, fill, mont2_literal, mont_literal
 from cuzk.field.threads import threads_for
 
 from .curves import curve_kernels, get_curve
@@ -60,7 +60,7 @@ def g1_vmul_add_glv(a, k, left, out):
     (128-bit digits, little-endian limbs), left empty or one point per element."""
     run_spans(g1_vmul_add_glv_span, a.shape[0], a, k, left, out)
 
-@njit(cache=True)
+{INTERNAL}
 def _g2_n(q):
     """N(q) = -psi(q) = [|u|] q (affine; infinity stays infinity)."""
     if g2_affine_is_zero(q):
@@ -132,7 +132,7 @@ def endo_mul_kernels():
         f"G2_PSI_Y = {mont2_literal(c['psi_y'], P)}",
         f"L = {P.limbs}",
     ]
-    return build_module("bls12_381_endo_mul", "\n".join(head) + "\n" + SOURCE)
+    return build_module("bls12_381_endo_mul", "\n".join(head) + "\n" + fill(SOURCE, INTERNAL=INTERNAL))
 
 
 _M64 = (1 << 64) - 1

@@ -9,7 +9,7 @@ since b != 0).
 
 from __future__ import annotations
 
-from cuzk.field.codegen import batch_inverse, elementwise, fill, ladder
+from cuzk.field.codegen import INTERNAL, batch_inverse, elementwise, fill, ladder
 
 
 def group_source(g: str, f: str) -> str:
@@ -38,38 +38,38 @@ def group_source(g: str, f: str) -> str:
                          f"x = {f}_mul({f}_load(p[:, 0], i), izz)", f"y = {f}_mul({f}_load(p[:, 1], i), izzz)",
                          f"{g}_store_affine(out, i, (x, y))"],
         doc="Batch normalization: one inversion per chunk (Montgomery's trick on ZZZ).")
-    return fill(GROUP_TEMPLATE, g=g, f=f) + "\n" + mul + "\n" + to_affine + "\n" + "\n".join(kernels)
+    return fill(GROUP_TEMPLATE, g=g, f=f, INTERNAL=INTERNAL) + "\n" + mul + "\n" + to_affine + "\n" + "\n".join(kernels)
 
 
 GROUP_TEMPLATE = '''
 {G}_XYZZ_ZERO = ({F}_ONE, {F}_ONE, {F}_ZERO, {F}_ZERO)
 {G}_AFFINE_ZERO = ({F}_ZERO, {F}_ZERO)
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_affine_is_zero(q):
     return {f}_is_zero(q[0]) and {f}_is_zero(q[1])
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_xyzz_is_zero(p):
     return {f}_is_zero(p[2])
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_affine_neg(q):
     if {g}_affine_is_zero(q):
         return q
     return (q[0], {f}_neg(q[1]))
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_xyzz_neg(p):
     return (p[0], {f}_neg(p[1]), p[2], p[3])
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_from_affine(q):
     if {g}_affine_is_zero(q):
         return {G}_XYZZ_ZERO
     return (q[0], q[1], {F}_ONE, {F}_ONE)
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_xyzz_dbl(p):
     """dbl-2008-s-1; a 2-torsion input (Y = 0) yields ZZ = 0, i.e. infinity."""
     X1, Y1, ZZ1, ZZZ1 = p
@@ -83,12 +83,12 @@ def {g}_xyzz_dbl(p):
     Y3 = {f}_sub({f}_mul(M, {f}_sub(S, X3)), {f}_mul(W, Y1))
     return (X3, Y3, {f}_mul(V, ZZ1), {f}_mul(W, ZZZ1))
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_affine_dbl(q):
     """Double an affine point into XYZZ (the rare P == Q case of mixed addition)."""
     return {g}_xyzz_dbl({g}_from_affine(q))
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_xyzz_add_affine(p, q):
     """madd-2008-s with the exceptional cases (infinity, P == Q, P == -Q)."""
     if {g}_affine_is_zero(q):
@@ -111,7 +111,7 @@ def {g}_xyzz_add_affine(p, q):
     Y3 = {f}_sub({f}_mul(R, {f}_sub(Q, X3)), {f}_mul(Y1, PPP))
     return (X3, Y3, {f}_mul(ZZ1, PP), {f}_mul(ZZZ1, PPP))
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_xyzz_add(p, q):
     """add-2008-s with the exceptional cases."""
     if {f}_is_zero(q[2]):
@@ -137,7 +137,7 @@ def {g}_xyzz_add(p, q):
     Y3 = {f}_sub({f}_mul(R, {f}_sub(Q, X3)), {f}_mul(S1, PPP))
     return (X3, Y3, {f}_mul({f}_mul(ZZ1, ZZ2), PP), {f}_mul({f}_mul(ZZZ1, ZZZ2), PPP))
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_xyzz_eq(p, q):
     if {f}_is_zero(p[2]) or {f}_is_zero(q[2]):
         return {f}_is_zero(p[2]) and {f}_is_zero(q[2])
@@ -145,7 +145,7 @@ def {g}_xyzz_eq(p, q):
         {f}_mul(p[1], q[3]), {f}_mul(q[1], p[3])
     )
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_to_affine(p):
     if {f}_is_zero(p[2]):
         return {G}_AFFINE_ZERO
@@ -153,7 +153,7 @@ def {g}_to_affine(p):
     izz = {f}_mul({f}_sqr(izzz), {f}_sqr(p[2]))
     return ({f}_mul(p[0], izz), {f}_mul(p[1], izzz))
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_is_on_curve(q):
     """y^2 == x^3 + b; infinity counts as on the curve."""
     if {g}_affine_is_zero(q):
@@ -161,20 +161,20 @@ def {g}_is_on_curve(q):
     x, y = q
     return {f}_eq({f}_sqr(y), {f}_add({f}_mul({f}_sqr(x), x), {G}_B))
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_load_affine(arr, i):
     return ({f}_load(arr[:, 0], i), {f}_load(arr[:, 1], i))
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_store_affine(arr, i, q):
     {f}_store(arr[:, 0], i, q[0])
     {f}_store(arr[:, 1], i, q[1])
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_load_xyzz(arr, i):
     return ({f}_load(arr[:, 0], i), {f}_load(arr[:, 1], i), {f}_load(arr[:, 2], i), {f}_load(arr[:, 3], i))
 
-@njit(cache=True)
+{INTERNAL}
 def {g}_store_xyzz(arr, i, p):
     for k in range(4):
         {f}_store(arr[:, k], i, p[k])

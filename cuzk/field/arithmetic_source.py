@@ -8,7 +8,18 @@ field in the generated module (e.g. `fr`, `fq`) so one module holds several.
 
 from __future__ import annotations
 
-from .codegen import Source, batch_inverse, elementwise, fill, ladder, limbs_literal, mont_literal, tuple_of, u64
+from .codegen import (
+    INTERNAL,
+    Source,
+    batch_inverse,
+    elementwise,
+    fill,
+    ladder,
+    limbs_literal,
+    mont_literal,
+    tuple_of,
+    u64,
+)
 from .params import FieldParams
 
 
@@ -81,8 +92,8 @@ def prime_field_source(f: str, P: FieldParams) -> str:
         elementwise(f"{f}_vcanon_gt_half", ("a", "out"), f"{f}_gt({f}_from_mont({ld}), {F}_HALF)",
                     doc="out[i] = canonical(a[i]) > (p-1)/2, the 'lexicographically largest' flag."),
     ]
-    return (s.text() + fill(PRIME_TEMPLATE, f=f) + ladder(f"{f}_pow", f"{F}_ONE", f"{f}_sqr", f"{f}_mul")
-            + "\n".join(kernels) + _vinv_source(f))
+    return (s.text() + fill(PRIME_TEMPLATE, f=f, INTERNAL=INTERNAL)
+            + ladder(f"{f}_pow", f"{F}_ONE", f"{f}_sqr", f"{f}_mul") + "\n".join(kernels) + _vinv_source(f))
 
 
 def _wide_source(s: Source, f: str, F: str, L: int, p: list[str], chain) -> None:
@@ -140,31 +151,31 @@ def _vector_kernels(f: str, extra_unary=()) -> str:
 
 
 PRIME_TEMPLATE = '''
-@njit(cache=True)
+{INTERNAL}
 def {f}_dbl(a):
     return {f}_add(a, a)
 
-@njit(cache=True)
+{INTERNAL}
 def {f}_neg(a):
     return {f}_sub({F}_ZERO, a)
 
-@njit(cache=True)
+{INTERNAL}
 def {f}_sqr(a):
     return {f}_mul(a, a)
 
-@njit(cache=True)
+{INTERNAL}
 def {f}_inv(a):
     return {f}_pow(a, {F}_PM2)
 
-@njit(cache=True)
+{INTERNAL}
 def {f}_from_mont(a):
     return {f}_mul(a, {F}_RAW1)
 
-@njit(cache=True)
+{INTERNAL}
 def {f}_to_mont(a):
     return {f}_mul(a, {F}_R2)
 
-@njit(cache=True)
+{INTERNAL}
 def {f}_sqrt(a):
     x = {f}_pow(a, {F}_SQRT_EXP)
     return {f}_eq({f}_mul(x, x), a), x
@@ -193,7 +204,8 @@ def fq2_source(f2: str, f: str, P: FieldParams, xi: tuple[int, int]) -> str:
     vinv = elementwise(f"{f2}_vinv", ["a", "out"], f"x if {f2}_is_zero(x) else {f2}_inv(x)", store=f"{f2}_store",
                        body=[f"x = {f2}_load(a, i)"])
     return ("\n".join(head) + "\n" + _times_small(f"{f2}_times_xi0", f, xi[0], f"{F2}_XI0")
-            + fill(FQ2_TEMPLATE, f2=f2, f=f) + ladder(f"{f2}_pow", f"{F2}_ONE", f"{f2}_sqr", f"{f2}_mul")
+            + fill(FQ2_TEMPLATE, f2=f2, f=f, INTERNAL=INTERNAL)
+            + ladder(f"{f2}_pow", f"{F2}_ONE", f"{f2}_sqr", f"{f2}_mul")
             + "\n" + _vector_kernels(f2) + "\n" + vinv)
 
 
@@ -218,35 +230,35 @@ def _times_small(name: str, f: str, k: int, const: str) -> str:
 
 
 FQ2_TEMPLATE = '''
-@njit(cache=True)
+{INTERNAL}
 def {f2}_add(a, b):
     return ({f}_add(a[0], b[0]), {f}_add(a[1], b[1]))
 
-@njit(cache=True)
+{INTERNAL}
 def {f2}_sub(a, b):
     return ({f}_sub(a[0], b[0]), {f}_sub(a[1], b[1]))
 
-@njit(cache=True)
+{INTERNAL}
 def {f2}_dbl(a):
     return ({f}_add(a[0], a[0]), {f}_add(a[1], a[1]))
 
-@njit(cache=True)
+{INTERNAL}
 def {f2}_neg(a):
     return ({f}_neg(a[0]), {f}_neg(a[1]))
 
-@njit(cache=True)
+{INTERNAL}
 def {f2}_conj(a):
     return (a[0], {f}_neg(a[1]))
 
-@njit(cache=True)
+{INTERNAL}
 def {f2}_is_zero(a):
     return {f}_is_zero(a[0]) and {f}_is_zero(a[1])
 
-@njit(cache=True)
+{INTERNAL}
 def {f2}_eq(a, b):
     return {f}_eq(a[0], b[0]) and {f}_eq(a[1], b[1])
 
-@njit(cache=True)
+{INTERNAL}
 def {f2}_mul(a, b):
     """Karatsuba with lazy reduction: 3 wide products, 2 reductions
     (see FlatFq2Code.mul for the bounds)."""
@@ -255,26 +267,26 @@ def {f2}_mul(a, b):
     s = {f}_mulwide({f}_add_nr(a[0], a[1]), {f}_add_nr(b[0], b[1]))
     return ({f}_redc({f}_wsub(v0, v1)), {f}_redc({f}_wsub_exact({f}_wsub_exact(s, v0), v1)))
 
-@njit(cache=True)
+{INTERNAL}
 def {f2}_sqr(a):
     m = {f}_mul(a[0], a[1])
     return ({f}_mul({f}_add(a[0], a[1]), {f}_sub(a[0], a[1])), {f}_add(m, m))
 
-@njit(cache=True)
+{INTERNAL}
 def {f2}_mul_fq(a, s):
     return ({f}_mul(a[0], s), {f}_mul(a[1], s))
 
-@njit(cache=True)
+{INTERNAL}
 def {f2}_mul_xi(a):
     """a * (xi0 + u)."""
     return ({f}_sub({f2}_times_xi0(a[0]), a[1]), {f}_add({f2}_times_xi0(a[1]), a[0]))
 
-@njit(cache=True)
+{INTERNAL}
 def {f2}_inv(a):
     t = {f}_inv({f}_add({f}_mul(a[0], a[0]), {f}_mul(a[1], a[1])))
     return ({f}_mul(a[0], t), {f}_neg({f}_mul(a[1], t)))
 
-@njit(cache=True)
+{INTERNAL}
 def {f2}_sqrt(a):
     """p = 3 mod 4 square root (Adj, Rodriguez-Henriquez 2012, alg. 9)."""
     a1 = {f2}_pow(a, {F2}_EXP_P34)
@@ -287,11 +299,11 @@ def {f2}_sqrt(a):
         x = {f2}_mul(bb, x0)
     return {f2}_eq({f2}_sqr(x), a), x
 
-@njit(cache=True)
+{INTERNAL}
 def {f2}_load(arr, i):
     return ({f}_load(arr[:, 0, :], i), {f}_load(arr[:, 1, :], i))
 
-@njit(cache=True)
+{INTERNAL}
 def {f2}_store(arr, i, v):
     {f}_store(arr[:, 0, :], i, v[0])
     {f}_store(arr[:, 1, :], i, v[1])

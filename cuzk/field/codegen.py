@@ -50,9 +50,11 @@ ONE64 = np.uint64(1)
 """
 
 # decorators of generated functions
-KERNEL = "@njit(cache=True)"
+KERNEL = "@njit(cache=True)"  # called from Python
 SPAN = "@njit(nogil=True, cache=True)"  # a kernel over [lo, hi), run on every thread by `spans`
-INTERNAL = "@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)"  # numba-only: no wrappers to build
+# called only from other numba functions: no CPython or C wrapper to build. A wrapper cost ~35 ms of
+# compile per function, and a first run compiles some 200 helpers: ~10 s of the demo's 72 (session 30)
+INTERNAL = "@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)"
 
 _MASK64 = (1 << 64) - 1
 
@@ -140,7 +142,7 @@ class Source:
             self.depth -= 1
 
     @contextlib.contextmanager
-    def function(self, name: str, params, decorator: str = KERNEL, doc: str = ""):
+    def function(self, name: str, params, decorator: str = INTERNAL, doc: str = ""):
         self(decorator)
         with self.block(f"def {name}({', '.join(params)})"):
             if doc:
@@ -197,7 +199,7 @@ def elementwise(name: str, params, result: str, *, store: str | None = None, set
     return s.text()
 
 
-def ladder(name: str, one: str, square: str, times: str, doc: str = "", decorator: str = KERNEL) -> str:
+def ladder(name: str, one: str, square: str, times: str, doc: str = "", decorator: str = INTERNAL) -> str:
     """`name(x, e)`: x^e, or [e]x, for e's uint64 limbs (little-endian), most significant bit first: `square`
     once a bit, `times(r, x)` where it is set. Not constant-time (public exponents and test data only)."""
     s = Source()

@@ -166,7 +166,7 @@ def tower_source(curve: str) -> str:
         frobenius_source("fq6", 6, f6_frob, gam),
         array_access_source("fq6", (3, 2), P.limbs),
         array_access_source("fq12", (2, 3, 2), P.limbs),
-        ladder("fq12_pow_limbs", "FQ12_ONE", "fq12_sqr", "fq12_mul", decorator=INTERNAL),
+        ladder("fq12_pow_limbs", "FQ12_ONE", "fq12_sqr", "fq12_mul"),
         vop_source("fq6", "k", "op 0 add, 1 sub, 2 mul, 3 neg, 4 sqr, 5 inv, 6 frobenius^k, 7 mul by v.",
                    COMMON_OPS + ["fq6_mul_by_v(x)"]),
         vop_source("fq12", "k, e, digits", "op 0 add, 1 sub, 2 mul, 3 neg, 4 sqr, 5 inv, 6 frobenius^k, 7 conj,\n"

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import textwrap
 
-from cuzk.field.codegen import Source, fill, index_paths, nested
+from cuzk.field.codegen import INTERNAL, Source, fill, index_paths, nested
 
 # (group prefix, field prefix)
 GROUPS = (("g1", "fq"), ("g2", "fq2"))
@@ -37,21 +37,21 @@ def _accessors(g: str, L: int, ext: bool) -> str:
         s(*(f"arr[i, {k}, {', '.join(map(str, q))}] = {v}{''.join(f'[{m}]' for m in q)}" for q in index_paths(shape)))
 
     s = Source()
-    with s.function(f"{g}_m_ld_affine", ("arr", "i"), "@njit"):
+    with s.function(f"{g}_m_ld_affine", ("arr", "i"), INTERNAL):
         s(f"return ({ld(0)}, {ld(1)})")
-    with s.function(f"{g}_m_st_affine", ("arr", "i", "q"), "@njit"):
+    with s.function(f"{g}_m_st_affine", ("arr", "i", "q"), INTERNAL):
         st(0, "q[0]")
         st(1, "q[1]")
-    with s.function(f"{g}_m_ld_xyzz", ("arr", "i"), "@njit"):
+    with s.function(f"{g}_m_ld_xyzz", ("arr", "i"), INTERNAL):
         s("return (" + ", ".join(ld(k) for k in range(4)) + ")")
-    with s.function(f"{g}_m_st_xyzz", ("arr", "i", "p"), "@njit"):
+    with s.function(f"{g}_m_st_xyzz", ("arr", "i", "p"), INTERNAL):
         for k in range(4):
             st(k, f"p[{k}]")
-    with s.function(f"{g}_m_ld_fe", ("arr", "i", "k"), "@njit"):
+    with s.function(f"{g}_m_ld_fe", ("arr", "i", "k"), INTERNAL):
         s(f"return {ld('k')}")
-    with s.function(f"{g}_m_st_fe", ("arr", "i", "k", "v"), "@njit"):
+    with s.function(f"{g}_m_st_fe", ("arr", "i", "k", "v"), INTERNAL):
         st("k", "v")
-    with s.function(f"{g}_m_is_inf", ("arr", "i"), "@njit"):
+    with s.function(f"{g}_m_is_inf", ("arr", "i"), INTERNAL):
         terms = [f"arr[i, {k}, {', '.join(map(str, q))}]" for k in range(2) for q in index_paths(shape)]
         s("return (" + " | ".join(terms) + ") == Z64")
     return s.text()
@@ -62,7 +62,7 @@ def msm_source(limbs: int) -> str:
     out = []
     for g, f in GROUPS:
         coord = f"2, {limbs}" if g == "g2" else f"{limbs}"
-        out.append(_accessors(g, limbs, g == "g2") + fill(MSM_TEMPLATE + AFFINE_TEMPLATE, g=g, f=f, COORD=coord))
+        out.append(_accessors(g, limbs, g == "g2") + fill(MSM_TEMPLATE + AFFINE_TEMPLATE, g=g, f=f, COORD=coord, INTERNAL=INTERNAL))
     return "\n".join(out)
 
 
@@ -70,11 +70,11 @@ def table_source() -> str:
     """The window-table kernels of a curve (to follow `from <msm module> import *`): a module of their
     own, so that the MSM module every proof loads (and its compiled cache) stays as it is, and only a
     daemon that keeps tables compiles these."""
-    return "\n".join(fill(TABLES_TEMPLATE, g=g, f=f) for g, f in GROUPS)
+    return "\n".join(fill(TABLES_TEMPLATE, g=g, f=f, INTERNAL=INTERNAL) for g, f in GROUPS)
 
 
 MSM_TEMPLATE = '''
-@njit
+{INTERNAL}
 def {g}_digit(scalars, i, c, w, hw):
     """Signed digit w of scalar i, in [-(2^(c-1) - 1), 2^(c-1)].
 
@@ -109,7 +109,7 @@ def {g}_digit(scalars, i, c, w, hw):
     return d
 
 
-@njit
+{INTERNAL}
 def {g}_reduce_buckets_xyzz(buckets, nb):
     """sum_b (b + 1) * buckets[b] by the running-sum trick."""
     run = {G}_XYZZ_ZERO
@@ -170,7 +170,7 @@ def {g}_sum_xyzz(bases, idx, lo, hi, out, slot):
 
 
 AFFINE_HELPERS = '''
-@njit
+{INTERNAL}
 def {g}_pair_class(P, Q):
     """0: generic (den x2 - x1); 1: doubling (den 2 y1); 2: P + Q = O; 3: P = O; 4: Q = O."""
     if {g}_affine_is_zero(P):
@@ -184,14 +184,14 @@ def {g}_pair_class(P, Q):
     return 0
 
 
-@njit
+{INTERNAL}
 def {g}_pair_den(P, Q, k):
     if k == 0:
         return {f}_sub(Q[0], P[0])
     return {f}_dbl(P[1])
 
 
-@njit
+{INTERNAL}
 def {g}_pair_finish(P, Q, k, inv):
     """Affine P + Q (k = 0) or 2P (k = 1) given inv = 1 / den."""
     if k == 0:
@@ -204,7 +204,7 @@ def {g}_pair_finish(P, Q, k, inv):
     return (x3, y3)
 
 
-@njit
+{INTERNAL}
 def {g}_tree_round(A, B, res, act_b, act_s, act_k, nact, dst, pref, nact_b, nact_s, nact_k):
     """One halving round over the active buckets' segments of A, all pairs sharing
     one inversion (Montgomery's trick). Buckets left with one point go to res;
@@ -265,7 +265,7 @@ def {g}_tree_round(A, B, res, act_b, act_s, act_k, nact, dst, pref, nact_b, nact
     return nn
 
 
-@njit
+{INTERNAL}
 def {g}_tree_reduce(A, B, res, cnt, start, nb, pref, act):
     """res[b] = sum of A[start[b] : start[b] + cnt[b]] for every bucket b (affine)."""
     act_b, act_s, act_k, dst, nact_b, nact_s, nact_k = act[0], act[1], act[2], act[3], act[4], act[5], act[6]

@@ -17,11 +17,11 @@ import numba
 import numpy as np
 
 from cuzk.field.fields import field_kernels, fields_of
-from cuzk.field.codegen import build_module
+from cuzk.field.codegen import INTERNAL, build_module, fill
 from cuzk.field.threads import LIGHT_MIN_PARALLEL, threads_for
 
 NTT_TEMPLATE = '''
-@njit(cache=True)
+{INTERNAL}
 def _bitrev(x, log_n):
     j = 0
     for _ in range(log_n):
@@ -36,7 +36,7 @@ def bitreverse_copy(src, dst, log_n):
         for k in range(4):
             dst[j, k] = src[i, k]
 
-@njit(cache=True)
+{INTERNAL}
 def _butterfly(a, i, j, w):
     u = fr_load(a, i)
     v = fr_mul(fr_load(a, j), w)
@@ -124,7 +124,8 @@ LOG_TILE = 3  # the strided stages take 8 adjacent columns (256 contiguous bytes
 
 @functools.cache
 def ntt_kernels(curve: str):
-    return build_module(f"{curve}_ntt", f"from {field_kernels(curve).__name__} import *\n" + NTT_TEMPLATE)
+    return build_module(f"{curve}_ntt", f"from {field_kernels(curve).__name__} import *\n"
+                        + fill(NTT_TEMPLATE, INTERNAL=INTERNAL))
 
 
 def _nchunks(n: int) -> int:

@@ -109,7 +109,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MASK = np.uint64((1 << 61) - 1)  # top limb < 2^61: every x < 2^253 < r
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # numba-only: no wrappers
 def _mix(z):
     z = (z ^ (z >> np.uint64(30))) * _M1
     z = (z ^ (z >> np.uint64(27))) * _M2

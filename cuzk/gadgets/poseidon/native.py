@@ -22,25 +22,25 @@ import functools
 import numpy as np
 
 from cuzk.field import field_kernels, fields_of
-from cuzk.field.codegen import build_module
+from cuzk.field.codegen import INTERNAL, build_module, fill
 
 from .params import poseidon_params
 
 # An Fr element of a uint64[n, m, 4] table (MDS matrices, round constants); neptune_native's too.
 LOAD3_SOURCE = '''
-@njit(cache=True)
+{INTERNAL}
 def _load3(arr, i, j):
     return (arr[i, j, 0], arr[i, j, 1], arr[i, j, 2], arr[i, j, 3])
 '''
 
 KERNEL_SOURCE = LOAD3_SOURCE + '''
-@njit(cache=True)
+{INTERNAL}
 def _sbox(x):
     x2 = fr_sqr(x)
     x4 = fr_sqr(x2)
     return fr_mul(x4, x), x2, x4
 
-@njit(cache=True)
+{INTERNAL}
 def _mix(st, mds, tmp):
     t = st.shape[0]
     for i in range(t):
@@ -48,14 +48,15 @@ def _mix(st, mds, tmp):
         for j in range(t):
             acc = fr_add(acc, fr_mul(_load3(mds, i, j), fr_load(st, j)))
         fr_store(tmp, i, acc)
-    st[:, :] = tmp
+    for i in range(t):  # not st[:, :] = tmp: a broadcasting assignment compiles for ~3 s
+        fr_store(st, i, fr_load(tmp, i))
 
-@njit(cache=True)
+{INTERNAL}
 def _add_constants(st, rc, r):
     for i in range(st.shape[0]):
         fr_store(st, i, fr_add(fr_load(st, i), _load3(rc, r, i)))
 
-@njit(cache=True)
+{INTERNAL}
 def _sparse_mix(st, b00, row, col, k):
     # B_k = [[b00, row], [col, I]] applied to st
     t = st.shape[0]
@@ -67,7 +68,7 @@ def _sparse_mix(st, b00, row, col, k):
         fr_store(st, i, fr_add(fr_load(st, i), fr_mul(_load3(col, k, i - 1), z0)))
     fr_store(st, 0, acc)
 
-@njit(cache=True)
+{INTERNAL}
 def _permute_one(st, tmp, rc, mds, first_mds, prc, b00, row, col, R_F, R_P, alloc, out):
     t = st.shape[0]
     half = R_F // 2
@@ -130,7 +131,8 @@ def poseidon_witness(states, rc, mds, first_mds, prc, b00, row, col, R_F, R_P, a
 @functools.cache
 def poseidon_kernels(curve: str):
     field_mod = field_kernels(curve)
-    return build_module(f"{curve}_poseidon", f"from {field_mod.__name__} import *\n" + KERNEL_SOURCE)
+    source = f"from {field_mod.__name__} import *\n" + fill(KERNEL_SOURCE, INTERNAL=INTERNAL)
+    return build_module(f"{curve}_poseidon", source)
 
 
 def permute(curve: str, states: np.ndarray) -> np.ndarray:

@@ -20,14 +20,14 @@ import numba
 import numpy as np
 
 from cuzk.field import field_kernels
-from cuzk.field.codegen import build_module
+from cuzk.field.codegen import INTERNAL, build_module, fill
 
 from .neptune_constants import CURVE, neptune_constants
 from .native import LOAD3_SOURCE
 
 KERNEL_SOURCE = LOAD3_SOURCE + '''
 
-@njit(cache=True)
+{INTERNAL}
 def _dense(st, tmp, m):
     """st <- st^T m (neptune multiplies the state row vector from the left)."""
     t = st.shape[0]
@@ -36,9 +36,10 @@ def _dense(st, tmp, m):
         for i in range(1, t):
             acc = fr_add(acc, fr_mul(fr_load(st, i), _load3(m, i, j)))
         fr_store(tmp, j, acc)
-    st[:, :] = tmp
+    for j in range(t):  # not st[:, :] = tmp: a broadcasting assignment compiles for ~3 s
+        fr_store(st, j, fr_load(tmp, j))
 
-@njit(cache=True)
+{INTERNAL}
 def _sparse(st, w_hat, v_rest, k):
     t = st.shape[0]
     z0 = fr_load(st, 0)
@@ -48,7 +49,7 @@ def _sparse(st, w_hat, v_rest, k):
         fr_store(st, i, fr_add(fr_load(st, i), fr_mul(z0, _load3(v_rest, k, i - 1))))
     fr_store(st, 0, acc)
 
-@njit(cache=True)
+{INTERNAL}
 def _sbox(st, i, key, has_key, record, aux, pos):
     """x^5 (+ key) on st[i]; recording writes x, x^2, x^4, x^5 + key (the gadget's order)."""
     x = fr_load(st, i)
@@ -66,7 +67,7 @@ def _sbox(st, i, key, has_key, record, aux, pos):
         return pos + 4
     return pos
 
-@njit(cache=True)
+{INTERNAL}
 def _mix(st, tmp, r, half, R_P, mds, pre, w_hat, v_rest):
     if r == half - 1:
         _dense(st, tmp, pre)
@@ -75,7 +76,7 @@ def _mix(st, tmp, r, half, R_P, mds, pre, w_hat, v_rest):
     else:
         _dense(st, tmp, mds)
 
-@njit(cache=True)
+{INTERNAL}
 def _hash_one(st, tmp, rc, mds, pre, w_hat, v_rest, R_F, R_P, record, aux):
     """neptune's optimized static permutation of st in place; with `record`, the values
     the circuit gadget allocates, in its order, go to aux. Returns the aux count."""
@@ -122,9 +123,10 @@ def neptune_hash_span(lo, hi, inputs, out, tag, rc, mds, pre, w_hat, v_rest, R_F
         st = np.empty((t, 4), dtype=np.uint64)
         tmp = np.empty((t, 4), dtype=np.uint64)
         for k in range(c * n // nchunks, (c + 1) * n // nchunks):
-            for q in range(4):
+            for q in range(4):  # element by element: an array assignment compiles ~3 s of shape checks
                 st[0, q] = tag[q]
-            st[1:, :] = inputs[k]
+                for i in range(arity):
+                    st[i + 1, q] = inputs[k, i, q]
             _hash_one(st, tmp, rc, mds, pre, w_hat, v_rest, R_F, R_P, record, aux[k] if record else aux[0])
             for q in range(4):
                 out[k, q] = st[1, q]
@@ -140,7 +142,8 @@ def neptune_hash(inputs, out, tag, rc, mds, pre, w_hat, v_rest, R_F, R_P, record
 @functools.cache
 def neptune_kernels():
     field_mod = field_kernels(CURVE)
-    return build_module(f"{CURVE}_neptune_poseidon", f"from {field_mod.__name__} import *\n" + KERNEL_SOURCE)
+    source = f"from {field_mod.__name__} import *\n" + fill(KERNEL_SOURCE, INTERNAL=INTERNAL)
+    return build_module(f"{CURVE}_neptune_poseidon", source)
 
 
 def check_inputs(inputs: np.ndarray) -> np.ndarray:
