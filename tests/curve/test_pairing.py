@@ -22,8 +22,10 @@ import py_ecc.optimized_bn128 as bn
 import pytest
 
 from cuzk.curve.pairing import (
+    OP_INV6,
     OP_MUL,
     OP_MULC,
+    OP_STORE,
     final_exp_program,
     final_exponentiation,
     miller_loop,
@@ -146,3 +148,12 @@ def test_final_exp_program_checker(ctx):
     i = next(i for i in range(len(code) - 2, 0, -2) if code[i] == OP_MUL)
     code[i] = OP_MULC
     assert run_on_exponents(code, p) != (p**12 - 1) // ctx.r
+
+
+def test_final_exp_checker_keeps_inv6_in_fq6(ctx):
+    """INV6 inverts only Fq6 values: the norm f conj(f) passes, f itself (not in Fq6 for most f) fails."""
+    p = pairing_params(ctx.name)["p"]
+    n = p**12 - 1
+    assert run_on_exponents([OP_STORE, 0, OP_MULC, 0, OP_INV6, 0], p) == -(1 + p**6) % n
+    with pytest.raises(AssertionError, match="INV6"):
+        run_on_exponents([OP_STORE, 0, OP_INV6, 0], p)
