@@ -375,7 +375,7 @@ def pairing_kernel(mode, g1, g2, starts, fin, prog, out):
             started = False
             for d in LOOP:
                 if started:
-                    f = fq12_mul(f, f)  # not fq12_sqr: compiling it in costs ~4 s, squaring by a product ~4 % of a pairing
+                    f = fq12_mul(f, f)  # not fq12_sqr: ~4 s less to compile, the Miller loop ~8 % slower
                 started = True
                 for i in range(m):
                     x = fq_load(g1v, 2 * (lo + i))

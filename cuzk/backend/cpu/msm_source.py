@@ -62,7 +62,8 @@ def msm_source(limbs: int) -> str:
     out = []
     for g, f in GROUPS:
         coord = f"2, {limbs}" if g == "g2" else f"{limbs}"
-        out.append(_accessors(g, limbs, g == "g2") + fill(MSM_TEMPLATE + AFFINE_TEMPLATE, g=g, f=f, COORD=coord, INTERNAL=INTERNAL))
+        out.append(_accessors(g, limbs, g == "g2")
+                   + fill(MSM_TEMPLATE + AFFINE_TEMPLATE, g=g, f=f, COORD=coord, INTERNAL=INTERNAL))
     return "\n".join(out)
 
 
