@@ -168,9 +168,9 @@ __device__ __forceinline__ void msm_accumulate_run(const u32* bases, u32 nbase, 
 
 // segment s of window w covers buckets [lo, hi) (1-based weights lo+1..hi):
 // out = sum_{b in seg} (b + 1) * B_b via a running sum from the top plus lo * (sum of the segment).
-// The second addition is a call, not inlined: on an H100 the BLS12-381 unit's NVRTC compile went 14.2 -> 6.8 s
-// and the kernel at c = 20 12.3 -> 11.9 ms (lab/reduce_inline.py; calling both: 4.5 s, 10.9 ms, untested
-// beyond that study: lab/JOURNAL.md session 29).
+// Both additions are calls, not inlined: the BLS12-381 unit's NVRTC compile 14.2 -> 4.5 s on an H100 and
+// 7.4 -> 2.5 s on an H200, the kernel at c = 20 12.3 -> 10.9 (H100) and 11.5 -> 10.9 ms (H200), at c = 16
+// 1.12 -> 1.20 ms (H200); outputs equal word for word (lab/JOURNAL.md, sessions 29-30).
 #define KERNEL_msm_reduce_segments(G, F)                                                                        \
     extern "C" __global__ void G##_msm_reduce_segments(const u32* buckets, u32 half, u32 nwin, u32 seglen,     \
                                                        u32* out) {                                             \
@@ -181,7 +181,7 @@ __device__ __forceinline__ void msm_accumulate_run(const u32* bases, u32 nbase, 
         const u32 lo = s * seglen;                                                                             \
         XYZZ<F> run = XYZZ<F>::zero(), sum = XYZZ<F>::zero();                                                  \
         for (int b = (int)(lo + seglen) - 1; b >= (int)lo; b--) {                                              \
-            run = xyzz_add_inline(run, load_xyzz<F>(buckets, (u64)w * half + b));                              \
+            run = xyzz_add(run, load_xyzz<F>(buckets, (u64)w * half + b));                                     \
             sum = xyzz_add(sum, run);                                                                          \
         }                                                                                                      \
         /* sum += lo * run, double-and-add over the bits of lo (none when lo = 0) */                          \
