@@ -20,15 +20,16 @@ PROOF_KIND_NAMES = {"window": "WINDOW_POST_PARTITION", "winning": "WINNING_POST"
 
 
 def sample_request(cfg: PostConfig, seed=None, sectors: int | None = None) -> dict:
-    """A valid request for `cfg`'s circuit: `sectors` random sectors (window: 2 by default,
-    at most a partition's; winning: 1), randomness and sector ids from `seed`."""
+    """A valid request for `cfg`'s circuit: `sectors` random sectors (window: a full partition
+    by default, as a provider's deadline sends it; winning: 1), randomness and sector ids from
+    `seed`."""
     rng = np.random.default_rng(seed)
     randomness = bytearray(rng.integers(0, 256, 32, dtype=np.uint8).tobytes())
     randomness[31] &= 0x3F  # an Fr element
     if cfg.kind == "winning":
         count = 1
     else:
-        count = min(sectors or 2, cfg.sectors_per_partition)
+        count = min(sectors or cfg.sectors_per_partition, cfg.sectors_per_partition)
     ids = sorted(int(x) for x in rng.choice(1 << 20, size=count, replace=False))
     proofs = make_sector_proofs(cfg, ids, bytes(randomness), seed=int(rng.integers(1 << 31)))
     fields = {
