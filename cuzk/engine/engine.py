@@ -31,7 +31,7 @@ from .config import EngineConfig
 from cuzk import key_ids
 from cuzk.errors import FormatError, ValidationError
 
-from .errors import BudgetTooSmall, InvalidRequest, QueueFull, ShuttingDown
+from .errors import BudgetTooSmall, InvalidRequest, MissingParameters, QueueFull, ShuttingDown
 from .interface import (CancelResult, DeviceStatus, EngineStatus, JobResult, ProvingEngine, QueueInfo, SubmitResult,
                         job_row)
 from .jobs import recovery
@@ -220,6 +220,9 @@ class Engine(ProvingEngine):
         """Accept a job (durably, with a journaling store). `client` names the submitter for
         limits.max_queued_per_client. Raises QueueFull or BudgetTooSmall (RESOURCE_EXHAUSTED)."""
         spec, priority, job_id = self._intake(request)
+        missing = self.srs.missing(spec.circuit_id)
+        if missing:  # refused now, not failed once synthesized: a deadline's caller can still act on it
+            raise MissingParameters(f"{spec.circuit_id}: {missing}")
         request = dataclasses.replace(request)  # the job frees its input when it ends: keep the caller's intact
         parsed = self._check(spec, request)
         job = Job(job_id, request, spec, priority, next(self._seq))

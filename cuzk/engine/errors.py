@@ -32,6 +32,10 @@ class ShuttingDown(EngineError):
     """The engine no longer accepts work (UNAVAILABLE)."""
 
 
+class MissingParameters(EngineError):
+    """The circuit's parameter file is not there, so no job of it can be proven (FAILED_PRECONDITION)."""
+
+
 class ParamsInUse(EngineError):
     """Parameters cannot be evicted while jobs use them (FAILED_PRECONDITION)."""
 

@@ -24,7 +24,8 @@ import grpc
 
 from cuzk.engine import ProofKind, ProofRequest, ProvingEngine
 from cuzk.engine.errors import (BudgetTooSmall, CallerGone, DuplicateRequestConflict, InvalidRequest,
-                                JobNotCompleted, JobNotFound, ParamsInUse, QueueFull, ShuttingDown)
+                                JobNotCompleted, JobNotFound, MissingParameters, ParamsInUse, QueueFull,
+                                ShuttingDown)
 from cuzk.engine.jobs.journal import JournalError
 from cuzk.errors import CuzkError
 from cuzk.proto import proving_pb2 as pb
@@ -38,7 +39,7 @@ CODES = [  # first match wins: the engine's own errors, then their base classes
     (JobNotFound, grpc.StatusCode.NOT_FOUND),
     (DuplicateRequestConflict, grpc.StatusCode.ALREADY_EXISTS),
     ((ShuttingDown, JournalError), grpc.StatusCode.UNAVAILABLE),
-    ((ParamsInUse, JobNotCompleted), grpc.StatusCode.FAILED_PRECONDITION),
+    ((ParamsInUse, JobNotCompleted, MissingParameters), grpc.StatusCode.FAILED_PRECONDITION),
     (CallerGone, grpc.StatusCode.CANCELLED),
     ((BudgetTooSmall, QueueFull), grpc.StatusCode.RESOURCE_EXHAUSTED),
     (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),

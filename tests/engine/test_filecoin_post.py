@@ -11,7 +11,7 @@ from post_requests import request_fields, statement as _statement
 
 from cuzk.circuits.filecoin import post_kind
 from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
-from cuzk.engine.errors import InvalidRequest
+from cuzk.engine.errors import InvalidRequest, MissingParameters
 from cuzk.engine.types import JobState, Priority, ProofKind, ProofRequest
 
 TIMEOUT = 900
@@ -75,8 +75,13 @@ def test_bad_vanilla_proofs_are_refused_at_submit(make_engine, filecoin_params):
     assert (st.completed, st.failed) == (1, 0)  # the refused requests never became jobs
 
 
-def test_missing_parameters_fail_the_job_naming_the_file(make_engine, tmp_path):
+def test_missing_parameters_are_refused_at_submit_naming_the_file(make_engine, tmp_path):
     engine = make_engine(circuits__filecoin_params=str(tmp_path))
-    res = engine.prove(request("window", 1), TIMEOUT)
-    assert res.state == JobState.FAILED
-    assert "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-" in res.error
+    for kind in KINDS:
+        with pytest.raises(MissingParameters) as err:
+            engine.submit(request(kind, 1))
+        # rust-fil-proofs' name of the PoSt parameters (filecoin-proof-parameters' parameters.json)
+        assert f"{tmp_path}/v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-" in str(err.value)
+        assert ".params" in str(err.value) and "\n" not in str(err.value)
+    st = engine.status()
+    assert (st.jobs, st.completed, st.failed) == ([], 0, 0)  # never became jobs

@@ -15,7 +15,7 @@ Parameters are Filecoin's files by their Filecoin names in the parameter
 directory (`[filecoin] params_dir`, by default $FIL_PROOFS_PARAMETER_CACHE or
 /var/tmp/filecoin-proof-parameters): the official ones for the network, or
 test ones `cuzk setup --kind window-post --sector-size 2KiB --params-dir DIR`
-writes. A missing file fails the job with the name it looked for.
+writes. A request whose file is missing is refused at submit, naming the file.
 """
 
 from __future__ import annotations
@@ -60,10 +60,16 @@ class FilecoinParams(BellpersonParams):
     def __init__(self, directory: Path, cfg, compiled):
         super().__init__(Path(directory) / f"{provable.parameter_stem(cfg)}.params", compiled, checked=True)
 
+    def missing(self) -> str | None:
+        if self.path.is_file():
+            return None
+        return (f"parameters not found: {self.path} (official ones: paramfetch; test ones: "
+                f"cuzk setup --kind ... --sector-size ... --params-dir {self.path.parent})")
+
     def open(self):
-        if not self.path.exists():
-            raise MissingParams(f"parameters not found: {self.path} (official ones: paramfetch; test ones: "
-                                f"cuzk setup --kind ... --sector-size ... --params-dir {self.path.parent})")
+        reason = self.missing()
+        if reason:
+            raise MissingParams(reason)
         return super().open()
 
 

@@ -7,6 +7,7 @@ The SRS manager (tiers.py) opens a source when a circuit first needs its key;
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from pathlib import Path
 from typing import Callable
 
 from cuzk.formats.bellperson import open_params
@@ -34,6 +35,11 @@ class ParamSource(ABC):
     def decoded_bytes(self, pk: ProvingKey) -> int:
         return decoded_bytes(pk)
 
+    def missing(self) -> str | None:
+        """Why the parameters cannot be had (a file that is not there), else None: asked at submit, so
+        a job whose parameters are missing is refused then instead of failing once it reaches them."""
+        return None
+
 
 class BellpersonParams(ParamSource):
     """A bellperson .params file, mapped and decoded vector by vector on demand."""
@@ -43,6 +49,9 @@ class BellpersonParams(ParamSource):
         self.compiled = compiled  # () -> CompiledCircuit: the file's vectors are checked against it
         self.checked = checked  # every point, once per file (check_stamps.py)
         self.description = str(path)
+
+    def missing(self) -> str | None:
+        return None if Path(self.path).is_file() else f"parameters not found: {self.path}"
 
     def open(self) -> ProvingKey:
         return open_params(self.path, self.compiled(), checked=self.checked,

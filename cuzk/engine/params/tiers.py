@@ -126,6 +126,14 @@ class SrsManager:
         pk = entry.pk if entry.pk is not None else getattr(entry.source, "pk", None)
         return None if pk is None else entry.source.decoded_bytes(pk)
 
+    def missing(self, circuit_id: str) -> str | None:
+        """Why a circuit's parameters cannot be had (its file is gone and its key is not open), else None."""
+        with self._lock:
+            entry = self._entries.get(circuit_id)
+        if entry is None or entry.pk is not None or getattr(entry.source, "pk", None) is not None:
+            return None
+        return entry.source.missing()
+
     def lease(self, circuit_id: str) -> SrsLease:
         with self._lock:
             entry = self._entries.get(circuit_id)
