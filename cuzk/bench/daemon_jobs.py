@@ -45,6 +45,7 @@ class Record:
     verified: bool | None = None
     submitted_at: float = 0.0
     finished_at: float = 0.0
+    phase: str = ""  # cuzk bench deadline: warm-up, alone or mixed
     proof: bytes = field(default=b"", repr=False)
     public_inputs: list = field(default_factory=list, repr=False)
 

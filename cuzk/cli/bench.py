@@ -46,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _register_synth(bsub)
     _register_prove(bsub)
     _register_latency(bsub)
+    _register_deadline(bsub)
     _register_report(bsub)
     from .aggregate import register_bench  # cuzk bench aggregate (cuzk.bench.aggregate)
 
@@ -377,6 +378,38 @@ def _gen_vanilla(args) -> int:
     from cuzk.bench import circuit_inputs
 
     return circuit_inputs.gen_vanilla(args)
+
+
+def _register_deadline(bsub) -> None:
+    d = bsub.add_parser(
+        "deadline", help="WinningPoSt and WindowPoSt while sectors are proved: submit -> proof per job",
+        description="Start a private daemon, prove --sectors background jobs (PoRep) alone, then the same number "
+        "again while --inject jobs of each deadline kind (WinningPoSt, WindowPoSt) arrive at random moments; "
+        "report every job's submit -> proof time by kind and priority, the background's jobs/min with and "
+        "without the deadline work, GPU busy and the daemon's peak RSS. Every proof is verified. "
+        "--background none: the deadline kinds alone, one job at a time.")
+    d.add_argument("--background", default="porep", help="the background kind (default porep; none: the deadline "
+                   "kinds alone)")
+    d.add_argument("--deadline", default="winning-post,window-post",
+                   help="the deadline kinds, comma-separated (default winning-post,window-post)")
+    d.add_argument("--preset", default="2KiB", help="the sector size of every kind (default 2KiB; 32GiB on a GPU)")
+    d.add_argument("--sectors", type=int, default=3, help="background jobs in each phase (default 3)")
+    d.add_argument("--in-flight", type=int, default=2, help="background jobs submitted at a time (default 2)")
+    d.add_argument("--inject", type=int, default=3, help="jobs of each deadline kind (default 3)")
+    d.add_argument("--seed", type=int, default=1, help="seed of the injection moments (default 1)")
+    d.add_argument("--state-dir", help=f"where the parameters are kept (default {cache_dir() / 'bench'})")
+    d.add_argument("--synthesis-threads", type=int, default=2, help="the daemon's synthesis workers (default 2)")
+    d.add_argument("--kernel-threads", type=int, default=0, help="kernel threads of each synthesis worker "
+                   "(default 0: all cores)")
+    d.add_argument("--json", type=output_file, metavar="FILE", help="write the results as JSON")
+    d.add_argument("--trace", type=output_file, metavar="FILE", help="write the daemon's pipeline trace")
+    d.set_defaults(func=_deadline, vanilla=None)
+
+
+def _deadline(args) -> int:
+    from cuzk.bench import deadline
+
+    return deadline.run(args)
 
 
 # ---- traces --------------------------------------------------------------------------------------

@@ -1,22 +1,35 @@
 #!/usr/bin/env bash
-# Filecoin's proofs with deadlines, WinningPoSt and WindowPoSt, at 32 GiB on the device machine.
+# Filecoin's proofs with deadlines, WinningPoSt and WindowPoSt, at 32 GiB on the device machine
+# (`cuzk bench deadline`: one private daemon, every proof verified, submit -> proof per job).
 #
-#   scripts/device/post.sh params   TEST parameters of KINDS into STATE (WindowPoSt's are ~45 GB: minutes;
-#                                   a later call on the same warm machine reads them)
-#   scripts/device/post.sh alone    each of KINDS alone through a private daemon: a warm-up job, then ROUNDS
-#                                   jobs one at a time, each a Curio-shaped request (WindowPoSt: a full
-#                                   partition of 2349 sectors), submit -> proof per job, every proof verified
+#   scripts/device/post.sh params   TEST parameters of KINDS (and of porep with BACKGROUND=porep) into STATE:
+#                                   WindowPoSt's and PoRep's are ~45 GB each, minutes each; a later call on
+#                                   the same warm machine reads them (the 64 GiB disk holds one of the two)
+#   scripts/device/post.sh alone    each of KINDS alone, warm: INJECT jobs of each, one at a time (WindowPoSt:
+#                                   a full partition of 2349 sectors, as a deadline sends it)
+#   scripts/device/post.sh mixed    SECTORS PoRep sectors alone, then again with INJECT jobs of each of KINDS
+#                                   arriving at random moments
+#   scripts/device/post.sh synth    `cuzk bench synth` of KINDS: request check and witness on the host's cores
 #
-# Environment: KINDS (winning-post,window-post), PRESET (32GiB), ROUNDS (3), SYNTH (synthesis workers, 2),
-# KT (kernel threads of each synthesis worker, 0 = all cores), STATE (/tmp/cuzk-bench), and common.sh's.
-# Back under $OUT: log.txt, KIND.json and KIND-trace.jsonl per kind, cache/.
+# Environment: KINDS (winning-post,window-post), PRESET (32GiB), INJECT (3), SECTORS (3), SYNTH (synthesis
+# workers, 2), KT (kernel threads of each, 0 = all cores), STATE (/tmp/cuzk-bench), and common.sh's.
+# Back under $OUT: log.txt, deadline.json, deadline-trace.jsonl, cache/.
 . "$(dirname "$0")/common.sh" bls12_381
 STATE=${STATE:-/tmp/cuzk-bench}
 KINDS=${KINDS:-winning-post,window-post}
 PRESET=${PRESET:-32GiB}
+deadline() {
+  smi_start
+  timeout "$(left)" python3 -m cuzk bench deadline --preset "$PRESET" --deadline "$KINDS" --inject "${INJECT:-3}" \
+    --synthesis-threads "${SYNTH:-2}" --kernel-threads "${KT:-0}" --state-dir "$STATE" \
+    --json "$OUT/deadline.json" --trace "$OUT/deadline-trace.jsonl" "$@" > /tmp/deadline.txt 2>&1
+  echo "== bench deadline $*: exit $?" | tee -a "$LOG"
+  tail -25 /tmp/deadline.txt | tee -a "$LOG"
+  smi_peak
+}
 case "${1:-alone}" in
 params)
-  for kind in ${KINDS//,/ }; do
+  for kind in ${KINDS//,/ } ${BACKGROUND:-}; do
     KIND=$kind PRESET=$PRESET STATE=$STATE /usr/bin/time -f "$kind parameters: %e s, peak RSS %M KiB" python3 -c "
 import os; from pathlib import Path
 from cuzk.bench import filecoin_params; from cuzk.bench.circuit_inputs import resolve
@@ -24,16 +37,13 @@ cid, spec = resolve(os.environ['KIND'], os.environ['PRESET'])
 filecoin_params.ensure(Path(os.environ['STATE']) / 'params' / 'filecoin', [spec])" 2>&1 | tee -a "$LOG"
   done
   ls -la "$STATE/params/filecoin" | tee -a "$LOG"; df -h "$STATE" | tail -1 | tee -a "$LOG" ;;
-alone)
+alone) deadline --background none ;;
+mixed) deadline --background porep --sectors "${SECTORS:-3}" ;;
+synth)
   for kind in ${KINDS//,/ }; do
-    smi_start
-    timeout "$(left)" python3 -m cuzk bench batch --compare --modes pipelined --kind "$kind" --preset "$PRESET" \
-      --count 1 --rounds "${ROUNDS:-3}" --synthesis-threads "${SYNTH:-2}" --kernel-threads "${KT:-0}" \
-      --state-dir "$STATE" --json "$OUT/$kind.json" --trace "$OUT/$kind-trace.jsonl" > "/tmp/$kind.txt" 2>&1
-    echo "== $kind alone: exit $?" | tee -a "$LOG"
-    tail -30 "/tmp/$kind.txt" | tee -a "$LOG"
-    smi_peak
+    timeout "$(left)" python3 -m cuzk bench synth --kind "$kind" --sector-size "$PRESET" --repeat 2 2>&1 | tail -20 \
+      | tee -a "$LOG"
   done ;;
-*) echo "usage: scripts/device/post.sh params|alone" >&2; exit 2 ;;
+*) echo "usage: scripts/device/post.sh params|alone|mixed|synth" >&2; exit 2 ;;
 esac
 save_cache
