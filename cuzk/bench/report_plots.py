@@ -76,7 +76,7 @@ def plot_timeline(runs: list[Run], path: Path) -> Path:
                              sharex=True, squeeze=False)
     for ax, run in zip(axes[0], runs):
         colours = _job_colours(run)
-        lanes = run.lanes_of("synthesis") + run.lanes_of("prover")
+        lanes = run.lanes_of("synthesis") + run.lanes_of("urgent") + run.lanes_of("prover")
         for row, lane in enumerate(lanes):
             y = len(lanes) - 1 - row
             for s in (s for s in run.spans if s["lane"] == lane):

@@ -13,7 +13,9 @@ from pathlib import Path
 
 from cuzk.errors import CuzkError
 
-WORK_STAGES = {"synthesis": ("param_load", "witness", "spmv"), "prover": ("prove", "encode")}
+# "urgent": the synthesis worker kept for deadline proofs, apart so the pool's busy fraction stays the pool's
+WORK_STAGES = {"synthesis": ("param_load", "witness", "spmv"), "urgent": ("param_load", "witness", "spmv"),
+               "prover": ("prove", "encode")}
 BLOCKED_STAGES = ("memory_wait", "handoff")
 
 

@@ -48,7 +48,7 @@ from .pipeline.stages import prover_loop, synthesis_loop
 from .resources.devices import Device, SharedBackend, discover
 from .resources.witness_buffers import WitnessBuffers
 from .resources.memory import MemoryBudget, format_size
-from .types import JobState, JobTimings, ProofRequest
+from .types import JobState, JobTimings, Priority, ProofRequest
 
 log = logging.getLogger("cuzk.engine")
 
@@ -125,10 +125,15 @@ class Engine(ProvingEngine):
             self._started = True
         for cid in self.config.srs.preload:
             self.registry.get(cid)  # unknown ids fail now, clearly
-        for i in range(self.config.synthesis_threads()):
-            t = threading.Thread(target=self._supervised, args=(synthesis_loop, (self, i), self._synth_threads),
-                                 name=f"cuzk-synth-{i}", daemon=True)
-            self.trace.add_lane(synthesis_lane(i), "synthesis")
+        workers = self.config.synthesis_threads()
+        # pipelined, one more worker is kept for deadline proofs (HIGH, CRITICAL): a WinningPoSt that
+        # arrives while every worker is busy with a sector's partitions starts at once
+        urgent = [Priority.HIGH] if self.config.synthesis.pipelined else []
+        for i, at_least in enumerate([None] * workers + urgent):
+            t = threading.Thread(target=self._supervised, args=(synthesis_loop, (self, i, at_least),
+                                                                self._synth_threads),
+                                 name=f"cuzk-synth-{i}" + ("-urgent" if at_least else ""), daemon=True)
+            self.trace.add_lane(synthesis_lane(i), "urgent" if at_least else "synthesis")
             self._synth_threads.append(t)
         wid = 0
         for d in self.devices:
@@ -220,11 +225,11 @@ class Engine(ProvingEngine):
         """Accept a job (durably, with a journaling store). `client` names the submitter for
         limits.max_queued_per_client. Raises QueueFull or BudgetTooSmall (RESOURCE_EXHAUSTED)."""
         spec, priority, job_id = self._intake(request)
+        request = dataclasses.replace(request)  # the job frees its input when it ends: keep the caller's intact
+        parsed = self._check(spec, request)
         missing = self.srs.missing(spec.circuit_id)
         if missing:  # refused now, not failed once synthesized: a deadline's caller can still act on it
             raise MissingParameters(f"{spec.circuit_id}: {missing}")
-        request = dataclasses.replace(request)  # the job frees its input when it ends: keep the caller's intact
-        parsed = self._check(spec, request)
         job = Job(job_id, request, spec, priority, next(self._seq))
         job.client = client
         job.parsed = parsed

@@ -7,20 +7,26 @@ the test derives itself)."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from groth16_oracle import R, read_vk, verify_job, verify_one
 
-from cuzk.engine.errors import InvalidRequest
+from cuzk.engine.errors import InvalidRequest, MissingParameters
 from cuzk.engine.types import JobState, Priority, ProofRequest
 
 TIMEOUT = 1800
 
 
 def refused_at_submit(engine, good: ProofRequest, cases: dict, cid: str, stem: str) -> None:
-    """`good` is accepted (and, with no parameters in the folder, fails naming the file `stem` it looked
-    for); each case (fields changed, words the message holds) is refused at submit in one line, and none
-    became a job."""
+    """With no parameters in the folder `good` is refused at submit naming the file `stem` it looked for;
+    with an empty file in their place it is accepted (and fails reading it, naming it); each case (fields
+    changed, words the message holds) is refused at submit in one line, and none became a job."""
+    with pytest.raises(MissingParameters) as err:
+        engine.submit(good)
+    assert stem in str(err.value) and "\n" not in str(err.value)
+    folder = Path(engine.config.circuits.filecoin_params)
+    (folder / f"{stem}.params").write_bytes(b"")
     accepted = engine.submit(good)
     assert accepted.circuit_id == cid
     for name, (change, says) in cases.items():

@@ -30,6 +30,9 @@ class GeneratedParams(BellpersonParams):
         super().__init__(None, compiled, checked=False)  # our own files: skip the subgroup checks
         self.description = f"generated ({self.directory})"
 
+    def missing(self) -> str | None:
+        return None  # made on first use
+
     def stem(self) -> Path:
         return self.directory / f"{self.circuit_id}-{self.compiled().topology_hash.hex()[:16]}"
 

@@ -1,8 +1,10 @@
 """The bounded queue between synthesis and the prover workers.
 
 Holds synthesized partitions (witnesses and a/b/c, with their memory
-reservation) in scheduling order. `put` blocks while the queue is full, so
-synthesis runs at most `capacity` partitions ahead of the provers. A worker
+reservation) in scheduling order. `put` blocks while the queue holds
+`capacity` partitions of the same or a higher priority, so synthesis runs at
+most `capacity` partitions ahead of the provers, and an urgent partition is
+never held back by a full queue of lower ones. A worker
 takes the first item, except that among items of the same priority it
 prefers one whose parameters its device already holds, and leaves an item to
 another idle device that holds its parameters (so with several GPUs a job goes
@@ -66,15 +68,20 @@ class ProverQueue:
         self._idle: dict = {}  # device -> workers waiting in take
 
     def put(self, item: SynthesizedUnit, *, front: bool = False) -> None:
-        """Block while full (a retry, `front`, is never blocked)."""
+        """Block while `capacity` items of the same or a higher priority wait (a retry, `front`, is never
+        blocked): a queue full of sector partitions holds back the next partition, not a WinningPoSt,
+        whose memory is reserved already and which the provers take first."""
         with self._cond:
-            while not front and len(self._items) >= self.capacity and not self._closed:
+            while not front and self._ahead_of(item) >= self.capacity and not self._closed:
                 self._cond.wait()
             if self._closed and not front:
                 raise ShuttingDown("the prover queue is closed")
             self._items.append(item)
             self._items.sort(key=lambda it: it.key)
             self._cond.notify_all()
+
+    def _ahead_of(self, item: SynthesizedUnit) -> int:
+        return sum(1 for it in self._items if it.key[0] <= item.key[0])
 
     def take(self, device) -> SynthesizedUnit | None:
         """The next item for `device`; None once closed and empty."""

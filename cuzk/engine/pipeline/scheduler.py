@@ -89,8 +89,9 @@ class Scheduler:
         heapq.heappush(self._heap, (unit.key, unit.order, unit))
 
     # ---- dispatch -------------------------------------------------------------
-    def pop(self, timeout: float | None = None) -> WorkUnit | None:
-        """The next unit to synthesize; None on timeout or once closed and empty."""
+    def pop(self, timeout: float | None = None, at_least: int | None = None) -> WorkUnit | None:
+        """The next unit to synthesize; None on timeout or once closed and empty. `at_least`: only a
+        unit of that priority or higher (the worker kept for deadline proofs waits for one)."""
         deadline = None if timeout is None else time.monotonic() + timeout  # real time, not the batch clock
         with self._cond:
             while True:
@@ -98,10 +99,14 @@ class Scheduler:
                     self._push_batch(batch)
                 if not self._paused:
                     while self._heap:
-                        _, _, unit = heapq.heappop(self._heap)
+                        unit = self._heap[0][2]
+                        if unit.live_jobs() and at_least is not None and int(unit.batch.priority) < at_least:
+                            break
+                        heapq.heappop(self._heap)
                         if unit.live_jobs():
                             return unit
-                if self._closed and not self._heap and not self.collector.pending_jobs():
+                if self._closed and not self.collector.pending_jobs() and (
+                        not self._heap or at_least is not None and int(self._heap[0][2].batch.priority) < at_least):
                     return None
                 waits = []
                 if deadline is not None:

@@ -50,11 +50,12 @@ def describe_error(exc: BaseException) -> str:
 # ---- synthesis ------------------------------------------------------------------------
 
 
-def synthesis_loop(engine, worker_id: int) -> None:
+def synthesis_loop(engine, worker_id: int, at_least: int | None = None) -> None:
+    """`at_least`: the worker takes units of that priority or higher only."""
     set_kernel_threads(engine.config.synthesis.kernel_threads)
     while True:
         slot = engine.take_slot()
-        unit = engine.scheduler.pop()
+        unit = engine.scheduler.pop(at_least=at_least)
         if unit is None:
             if slot is not None:
                 slot.release()
