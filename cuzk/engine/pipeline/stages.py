@@ -51,8 +51,10 @@ def describe_error(exc: BaseException) -> str:
 
 
 def synthesis_loop(engine, worker_id: int, at_least: int | None = None) -> None:
-    """`at_least`: the worker takes units of that priority or higher only."""
-    set_kernel_threads(engine.config.synthesis.kernel_threads)
+    """`at_least`: the worker takes units of that priority or higher only, on every core (a deadline
+    proof's witness is latency, not throughput)."""
+    if at_least is None:
+        set_kernel_threads(engine.config.synthesis.kernel_threads)
     while True:
         slot = engine.take_slot()
         unit = engine.scheduler.pop(at_least=at_least)
