@@ -265,7 +265,8 @@ def cmd_porep(args) -> int:
     inputs = seal_public_inputs(
         cfg, graph, prover_id=prover_id(args.prover_id), sector_number=u64(args.sector_number, "--sector-number"),
         ticket=hex32(args.ticket, "--ticket"), seed=hex32(args.seed, "--seed"),
-        comm_d=commitment(args.comm_d, "--comm-d", sealed=False), comm_r=commitment(args.comm_r, "--comm-r", sealed=True))
+        comm_d=commitment(args.comm_d, "--comm-d", sealed=False),
+        comm_r=commitment(args.comm_r, "--comm-r", sealed=True))
     return _verdict(verifying_key(args, cfg.parameter_stem()), args.proof, inputs)
 
 

@@ -314,8 +314,9 @@ def test_without_vk_the_key_is_looked_up_by_its_filecoin_name(files, capsys, tmp
     argv = porep_argv(Path("."), PUB, proof=proof)
     del argv[argv.index("--vk"):argv.index("--vk") + 2]
     # rust-fil-proofs parameters.json: the 2 KiB PoRep's files
-    assert_bad_input(verify(capsys, *argv), str(tmp_path / "params"), "v28-stacked-proof-of-replication-merkletree-"
-                     "poseidon_hasher-8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f.vk")
+    stem = ("v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-"
+            "032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f")
+    assert_bad_input(verify(capsys, *argv), str(tmp_path / "params" / f"{stem}.vk"))
 
 
 def test_a_missing_proof_file_and_a_missing_kind(capsys, tmp_path):

@@ -17,7 +17,7 @@ import struct
 from pathlib import Path
 
 from cuzk.curve import BLS12_381
-from cuzk.curve.encoding import decode_points
+from cuzk.curve.encoding import decode_points, encode_points
 from cuzk.errors import FormatError
 from cuzk.groth16.keys import VerifyingKey
 
@@ -31,7 +31,9 @@ UNCOMPRESSED_FIXED = 2 * COMPRESSED_FIXED - 4  # 868
 
 
 def _fits(n: int, fixed: int, per_ic: int, data: bytes, count_at: int) -> bool:
-    return n >= fixed and (n - fixed) % per_ic == 0 and struct.unpack_from(">I", data, count_at)[0] == (n - fixed) // per_ic
+    if n < fixed or (n - fixed) % per_ic:
+        return False
+    return struct.unpack_from(">I", data, count_at)[0] == (n - fixed) // per_ic
 
 
 def layout(data: bytes) -> str:
@@ -61,6 +63,13 @@ def vk_from_compressed(data: bytes, what: str = "vk") -> VerifyingKey:
         raise FormatError(f"{what}: vk.ic is empty (it needs at least the point for ONE)")
     ic = decode_points(BLS12_381.g1, data[off:off + n_ic * G1C], what=f"{what}: vk.ic")
     return VerifyingKey(curve=BLS12_381, ic=ic, **pts)
+
+
+def compressed_bytes(vk: VerifyingKey) -> bytes:
+    """The compressed-point layout of a BLS12-381 key (what vk_from_compressed reads)."""
+    groups = {"g1": BLS12_381.g1, "g2": BLS12_381.g2}
+    head = b"".join(encode_points(groups[grp], getattr(vk, name)[None]) for name, grp in FIELDS)
+    return head + struct.pack(">I", vk.ic.shape[0]) + encode_points(BLS12_381.g1, vk.ic)
 
 
 def vk_from_any(data: bytes, what: str = "vk") -> VerifyingKey:
