@@ -297,12 +297,12 @@ def _sectors(texts: list[str]):
 
 
 def cmd_post(args) -> int:
+    import numpy as np
+
     from cuzk.circuits.filecoin import post_kind
     from cuzk.circuits.filecoin.post_challenges import as_randomness
     from cuzk.circuits.filecoin.post_public import window_post_public_inputs, winning_post_public_inputs
     from cuzk.circuits.filecoin.sector_proof import non_canonical_rows
-
-    import numpy as np
 
     cfg = _post_config(args)
     pid = prover_id(args.prover_id)

@@ -80,3 +80,14 @@ def test_missing_parameters_fail_the_job_naming_the_file(make_engine, tmp_path):
     res = engine.prove(request("window", 1), TIMEOUT)
     assert res.state == JobState.FAILED
     assert "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-" in res.error
+
+
+def test_the_catalog_derives_the_public_inputs_a_verifier_derives(tmp_path):
+    """spec.public_inputs (what `cuzk bench` checks daemon proofs against) is the statement the outside
+    oracle derives from the request's randomness and the sectors in its proofs' bytes."""
+    from cuzk.engine.catalog import filecoin_post
+
+    for seed, kind in enumerate(KINDS, start=3):
+        spec = filecoin_post.make_spec(kind, "2KiB", tmp_path)
+        req = request(kind, seed)
+        assert spec.public_inputs(req) == [statement(kind, req)]
