@@ -63,6 +63,16 @@ def bellperson_vk() -> list[bytes]:
 
 
 @functools.lru_cache(maxsize=None)
+def filecoin_vk() -> list[bytes]:
+    """The key in both layouts `cuzk filecoin verify --vk` reads: bellperson's .vk, compressed points."""
+    from cuzk.formats import bellperson
+    from cuzk.formats.filecoin.verifying_key import compressed_bytes
+
+    vk = groth16("bls12_381")[0].vk
+    return [bellperson.vk_bytes(vk), compressed_bytes(vk)]
+
+
+@functools.lru_cache(maxsize=None)
 def bellperson_proof() -> list[bytes]:
     from cuzk.formats import bellperson
 

@@ -70,6 +70,12 @@ def bellperson_vk(data: bytes):
     return bellperson.vk_from_bytes(data)
 
 
+def filecoin_vk(data: bytes):
+    from cuzk.formats.filecoin.verifying_key import vk_from_any
+
+    return vk_from_any(data)
+
+
 def bellperson_proof(data: bytes):
     from cuzk.formats import bellperson
 
@@ -202,6 +208,8 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("bellperson_params", bellperson_params, S.bellperson_params, ("cuzk.formats.bellperson",) + _CURVE),
     Target("bellperson_vk", bellperson_vk, S.bellperson_vk, ("cuzk.formats.bellperson",) + _CURVE),
     Target("bellperson_proof", bellperson_proof, S.bellperson_proof, ("cuzk.formats.bellperson",) + _CURVE),
+    Target("filecoin_vk", filecoin_vk, S.filecoin_vk, ("cuzk.formats.filecoin.verifying_key",
+                                                      "cuzk.formats.bellperson") + _CURVE),
     Target("zkey", zkey, S.zkey, ("cuzk.formats.zkey", "cuzk.formats.iden3_sections", "cuzk.formats.snarkjs_domain")),
     Target("snarkjs_proof", snarkjs_proof, S.snarkjs_proof, ("cuzk.formats.snarkjs_json",) + _CURVE),
     Target("snarkjs_vk", snarkjs_vk, S.snarkjs_vk, ("cuzk.formats.snarkjs_json",) + _CURVE),

@@ -1,4 +1,5 @@
-"""`cuzk filecoin ...`: Filecoin's hash functions and SDR graph, computed as Filecoin's proofs do.
+"""`cuzk filecoin ...`: Filecoin's hash functions and SDR graph, computed as Filecoin's proofs do, and
+`cuzk filecoin verify`, a Filecoin proof checked from public data (cli/filecoin_verify.py).
 
 One command group; each subcommand is a `_add_<name>(actions)` function listed
 in `SUBCOMMANDS`, so a new one (e.g. `sha254`) is one function and one entry.
@@ -18,9 +19,11 @@ POSEIDON_ARITIES = (2, 4, 8, 11, 16, 24, 36)  # neptune_constants.ARITIES, witho
 
 
 def register(sub) -> None:
-    p = sub.add_parser("filecoin", help="Filecoin's hash functions and SDR graph (Poseidon, sha254, parents)",
+    p = sub.add_parser("filecoin", help="Filecoin's hash functions and SDR graph (Poseidon, sha254, parents); "
+                       "verify a Filecoin proof from public data",
                        description="Compute Filecoin's hashes and SDR graph as rust-fil-proofs v28 does, e.g. to check "
-                       "vanilla proofs or Merkle roots by hand.")
+                       "vanilla proofs or Merkle roots by hand; verify a PoRep, WindowPoSt, WinningPoSt or SnapDeals "
+                       "proof from the public data alone, as filecoin-proofs does.")
     actions = p.add_subparsers(dest="filecoin_command", metavar="COMMAND")
     p.set_defaults(func=help_and_usage_error(p))
     for add in SUBCOMMANDS:
@@ -66,7 +69,13 @@ def _add_parents(actions) -> None:
     c.set_defaults(func=cmd_parents)
 
 
-SUBCOMMANDS = [_add_poseidon, _add_sha254, _add_parents]
+def _add_verify(actions) -> None:
+    from .filecoin_verify import add_verify
+
+    add_verify(actions)
+
+
+SUBCOMMANDS = [_add_poseidon, _add_sha254, _add_parents, _add_verify]
 
 
 def field_element(text: str, modulus: int) -> int:

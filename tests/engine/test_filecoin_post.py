@@ -85,3 +85,14 @@ def test_missing_parameters_are_refused_at_submit_naming_the_file(make_engine, t
         assert ".params" in str(err.value) and "\n" not in str(err.value)
     st = engine.status()
     assert (st.jobs, st.completed, st.failed) == ([], 0, 0)  # never became jobs
+
+
+def test_the_catalog_derives_the_public_inputs_a_verifier_derives(tmp_path):
+    """spec.public_inputs (what `cuzk bench` checks daemon proofs against) is the statement the outside
+    oracle derives from the request's randomness and the sectors in its proofs' bytes."""
+    from cuzk.engine.catalog import filecoin_post
+
+    for seed, kind in enumerate(KINDS, start=3):
+        spec = filecoin_post.make_spec(kind, "2KiB", tmp_path)
+        req = request(kind, seed)
+        assert spec.public_inputs(req) == [statement(kind, req)]

@@ -1,4 +1,5 @@
-"""The real WindowPoSt fixture (../shared/fixtures/filecoin/curio-window-post), skipped where absent."""
+"""The real Filecoin fixtures under ../shared/fixtures/filecoin, skipped where absent: Curio's WindowPoSt
+(curio-window-post) and rust-fil-proofs' 2 KiB PoRep and WindowPoSt proofs (rust-fil-proofs-2KiB)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-FIXTURE_DIR = Path(os.environ.get("CUZK_FILECOIN_FIXTURES",
-                                  Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "filecoin")
-                   ) / "curio-window-post"
+FIXTURES = Path(os.environ.get("CUZK_FILECOIN_FIXTURES",
+                               Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "filecoin"))
+FIXTURE_DIR = FIXTURES / "curio-window-post"
+RUST_FIL_PROOFS_DIR = FIXTURES / "rust-fil-proofs-2KiB"
 
 
 @dataclass
@@ -36,3 +38,13 @@ def curio_post() -> CurioPost:
     return CurioPost(vproof=(FIXTURE_DIR / "post.vproof").read_bytes(), randomness=base64.b64decode(pub["Randomness"]),
                      post_proof=pub["Proofs"][0]["PoStProof"], seal_proof=sector["SealProof"],
                      sector_number=sector["SectorNumber"], sealed_cid=sector["SealedCID"]["/"], prover=pub["Prover"])
+
+
+@pytest.fixture(scope="session")
+def rust_fil_proofs() -> Path:
+    """The folder of rust-fil-proofs' 2 KiB proofs (porep-2KiB/, window-post-2KiB/: proof.bin, vk.scale,
+    public.json)."""
+    if not all((RUST_FIL_PROOFS_DIR / case / "public.json").is_file() for case in ("porep-2KiB", "window-post-2KiB")):
+        pytest.skip(f"rust-fil-proofs' 2 KiB proofs not present at {RUST_FIL_PROOFS_DIR} "
+                    "(set CUZK_FILECOIN_FIXTURES to the folder holding rust-fil-proofs-2KiB/)")
+    return RUST_FIL_PROOFS_DIR

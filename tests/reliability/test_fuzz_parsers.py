@@ -78,6 +78,17 @@ def test_fuzz_bellperson_vk():
     _smoke("bellperson_vk")
 
 
+def test_fuzz_filecoin_vk():
+    from cuzk.formats.filecoin.verifying_key import vk_from_any
+
+    vk = S.groth16("bls12_381")[0].vk
+    for seed in S.filecoin_vk():  # bellperson's layout, then compressed points
+        got = vk_from_any(seed)
+        for field in ("alpha_g1", "beta_g1", "beta_g2", "gamma_g2", "delta_g1", "delta_g2", "ic"):
+            assert np.array_equal(getattr(got, field), getattr(vk, field))
+    _smoke("filecoin_vk")
+
+
 def test_fuzz_bellperson_proof():
     from cuzk.formats import bellperson
 

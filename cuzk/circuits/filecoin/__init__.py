@@ -8,6 +8,11 @@ inputs verifies against Filecoin's verifying keys:
                         sectors x challenges per partition, api version)
     post_challenges     leaf-challenge derivation and the circuit's public
                         inputs, in generate_public_inputs' order
+    post_public, porep_public, snap_public
+                        a whole proof's public inputs, every partition, from
+                        public data alone (what filecoin-proofs' verifiers
+                        derive; the engine's catalog uses them too)
+    partition_proofs    a proof's partitions checked under a verifying key
     sector_proof        PostSectorProof: one sector's decoded vanilla proof
                         as numpy arrays
     post_partition      a Curio request's per-sector proofs -> the circuit's

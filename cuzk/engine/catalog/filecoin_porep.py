@@ -21,7 +21,9 @@ from pathlib import Path
 
 from cuzk.circuits.filecoin import porep_kind
 from cuzk.circuits.filecoin.porep_config import porep_config, porep_config_for
+from cuzk.circuits.filecoin.porep_public import partition_public_inputs, replica_public_inputs
 from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, SIZE_NAMES
+from cuzk.circuits.filecoin.sdr import SdrGraph
 from cuzk.errors import FormatError
 from cuzk.formats.filecoin.c1_output import decode_c1
 from cuzk.formats.filecoin.porep_request import check_sector, sample_request
@@ -61,6 +63,17 @@ def preset_of(request: ProofRequest) -> str:
     return SIZE_NAMES[cfg.sector_size] if cfg is not None else "2KiB"
 
 
+def c1_public_inputs(c1) -> list[list[int]]:
+    """A checked C1 output's public inputs per partition, derived as verify_seal derives them
+    (porep_public): interactive challenges from its replica id and seed; synthetic PoRep's are the
+    C1 output's own (check_c1 range-checked them), packed with the graph's parents alike."""
+    cfg, graph = c1.config, SdrGraph.for_proof(c1.registered_proof)
+    rid, comm_d, comm_r = bytes(c1.replica_id), bytes(c1.comm_d), bytes(c1.comm_r)
+    if cfg.flavour == "interactive":
+        return replica_public_inputs(cfg, graph, rid, bytes(c1.seed), comm_d, comm_r)
+    return [partition_public_inputs(graph, rid, comm_d, comm_r, part.challenges) for part in c1.partitions]
+
+
 def make_spec(size: str, params_dir: Path) -> CircuitSpec:
     base = porep_config_for(SECTOR_SIZES[size])
     cid = porep_kind.circuit_id(base)
@@ -89,7 +102,7 @@ def make_spec(size: str, params_dir: Path) -> CircuitSpec:
         return porep_kind.witness(c1.config, c1.partitions[p], out)
 
     def public_inputs(req: ProofRequest) -> list[list[int]]:
-        return [part.public_inputs() for part in parse(req).partitions]
+        return c1_public_inputs(parse(req))
 
     return sector_spec(circuit_kind=porep_kind, kind=ProofKind.POREP_SEAL_COMMIT, family="porep", size=size,
                        cfg=base, params_dir=params_dir, counts=lambda: porep_kind.counts(base), parse=parse,

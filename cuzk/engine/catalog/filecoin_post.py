@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from cuzk.circuits.filecoin import post_kind, provable
+from cuzk.circuits.filecoin.post_challenges import PublicSectors
+from cuzk.circuits.filecoin.post_challenges import public_inputs as post_public_inputs
 from cuzk.circuits.filecoin.post_circuit import counts
 from cuzk.circuits.filecoin.registered_proofs import (
     SECTOR_SIZES, SIZE_NAMES, post_config, post_config_for)
@@ -122,7 +124,13 @@ def make_spec(kind: str, size: str, params_dir: Path) -> CircuitSpec:
         return satisfied_rows(compiled(), w, f"vanilla proofs for {cid}")
 
     def public_inputs(req: ProofRequest) -> list[list[int]]:
-        return [parse(req).public_values()]
+        # derived from the public data as a verifier derives them (post_challenges.public_inputs; the
+        # slots' own challenges are the same once load_partition checked them): the partition's
+        # sectors in request order, WinningPoSt's one sector once
+        slots = parse(req)
+        n = 1 if slots.config.kind == "winning" else slots.real_slots
+        sectors = PublicSectors(slots.sector_ids[:n], slots.comm_r[:n])
+        return [post_public_inputs(slots.config, req.randomness, sectors, slots.partition_index)]
 
     def generate(seed=None) -> dict:
         return sample_request(base, seed)

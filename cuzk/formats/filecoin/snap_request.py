@@ -20,18 +20,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from cuzk.circuits.filecoin.snap_config import SnapConfig
 from cuzk.circuits.filecoin.snap_proof import SnapPartitionProof
+from cuzk.circuits.filecoin.snap_public import commitment, partition_public_inputs
 from cuzk.circuits.filecoin.snap_sparse_gen import make_update_proofs
-from cuzk.circuits.fr_bytes import fr
 from cuzk.errors import FormatError
 
 from .snap_vanilla import check_partition_proof, decode_partition_proof, encode_partition_proof
 
 PROOF_KIND = "SNAP_DEALS_UPDATE"
-COMMITMENTS = ("comm_r_old", "comm_d_new", "comm_r_new")  # the public inputs' order
 
 
 @dataclass
@@ -44,18 +41,7 @@ class SnapUpdate:
     partitions: list[SnapPartitionProof]
 
     def public_inputs(self, k: int) -> list[int]:
-        return [self.cfg.k_and_h_select(k, self.h), *self.commitments]
-
-
-def commitment(value, name: str) -> int:
-    """A request's 32-byte commitment field as an int; FormatError naming it when it is missing,
-    of another length, or not a field element."""
-    data = bytes(value or b"")
-    if len(data) != 32:
-        raise FormatError(f"{name}: expected 32 bytes, got {len(data)}")
-    if not fr().is_canonical(np.frombuffer(data, dtype="<u8").astype(np.uint64)[None])[0]:
-        raise FormatError(f"{name}: not a field element (>= r)")
-    return int.from_bytes(data, "little")
+        return partition_public_inputs(self.cfg, k, self.h, *self.commitments)
 
 
 def decode_update(cfg: SnapConfig, vanilla_proofs, comm_r_old, comm_r_new, comm_d_new) -> SnapUpdate:
