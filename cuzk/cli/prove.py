@@ -62,7 +62,8 @@ def register(subparsers) -> None:
     p.add_argument("--daemon", metavar="ADDR", default=os.environ.get("CUZK_DAEMON") or None,
                    help="have the cuzk daemon at this unix socket make the proof (unix:PATH; default $CUZK_DAEMON): "
                    "it keeps the key decoded between proofs, so small proofs take a fraction of a one-shot "
-                   "run; the circuit is registered on first use from --zkey (and --r1cs)")
+                   "run; the circuit is registered on first use from --zkey (and --r1cs); a daemon that is "
+                   "starting is waited for, up to 5 s")
     p.add_argument("--verbose", "-v", action="store_true", help="also print sizes and the backend")
     p.add_argument("--quiet", "-q", action="store_true", help="print no timings")
     # Nothing cmd_prove starts outlives it (its files are closed, its pools idle): the process may
