@@ -224,3 +224,13 @@ def test_a_daemon_started_just_before_is_waited_for(key, tmp_path):
     finally:
         proc.terminate()
         proc.wait(120)
+
+
+def test_through_a_daemon_a_key_without_its_r1cs_is_one_line(key, tmp_path):
+    """One-shot, such a key's proof is verified instead (tests/formats/test_prove_checks_witness.py);
+    a daemon checks witnesses against the .r1cs only, so the client asks for it, before any connection."""
+    zkey, _ = key
+    res = prove(f"unix:{tmp_path}/nobody.sock", zkey, EXAMPLE / "witness.wtns", tmp_path)
+    assert res.stdout.split()[0] == "2", res.stdout + res.stderr
+    (line,) = res.stderr.strip().splitlines()
+    assert "bits_mix.r1cs: no such file" in line and "--r1cs" in line and "--no-check" in line
