@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Record cuzk/cli/kernel_lists/*.txt: the numba kernels a command compiles from empty caches.
 
+The commands: `cuzk prove` (prove-CURVE-BACKEND), `cuzk verify` (verify-CURVE-cpu: its pairing above
+all; `cuzk prove` without an .r1cs compiles it too, for the proof it verifies) and `cuzk setup --r1cs`
+(setup-CURVE-cpu), `cuzk demo` (demo) and the test suite (tests).
+
 usage: .venv/bin/python scripts/kernel_lists.py [LABEL ...]     (default: every list in RUNS but tests
        and the -cuda ones, which a GPU machine records: scripts/device/first_prove.sh)
 
@@ -33,6 +37,7 @@ sys.path.insert(0, str(REPO))
 
 from cuzk.cli.first_run import list_path  # noqa: E402
 from cuzk.field.precompile import Kernel, parse  # noqa: E402
+from cuzk.formats.circom_r1cs import r1cs_shape  # noqa: E402
 from cuzk.formats.zkey import key_shape  # noqa: E402
 
 BITS_MIX = REPO / "examples" / "bits_mix"
@@ -42,12 +47,20 @@ def _cuzk(*args: str, env=None) -> None:
     subprocess.run([sys.executable, "-m", "cuzk", *args], check=True, env=env, cwd=REPO)
 
 
-def _circom_like(work: Path, curve: str, constraints: int) -> tuple[Path, Path, Path]:
+def _circuit(work: Path, curve: str, constraints: int) -> tuple[Path, Path]:
+    """A circom-shaped circuit's .r1cs and .wtns (cuzk.bench.circom_like)."""
     from cuzk.bench.circom_like import generate
 
     stem = work / f"{curve}_{constraints}"
-    r1cs, wtns, zkey = stem.with_suffix(".r1cs"), stem.with_suffix(".wtns"), stem.with_suffix(".zkey")
-    generate(constraints, r1cs, wtns, curve=curve)
+    r1cs, wtns = stem.with_suffix(".r1cs"), stem.with_suffix(".wtns")
+    if not r1cs.exists():
+        generate(constraints, r1cs, wtns, curve=curve)
+    return r1cs, wtns
+
+
+def _circom_like(work: Path, curve: str, constraints: int) -> tuple[Path, Path, Path]:
+    r1cs, wtns = _circuit(work, curve, constraints)
+    zkey = r1cs.with_suffix(".zkey")
     _cuzk("setup", "--r1cs", str(r1cs), "--zkey", str(zkey))
     return r1cs, wtns, zkey
 
@@ -63,15 +76,47 @@ def _prove_args(r1cs: Path, wtns: Path, zkey: Path, out: Path, backend: str) -> 
             str(out / "proof.json"), "--public", str(out / "public.json"), "--backend", backend]
 
 
-# label -> the inputs of each recorded run (made in the work folder) and the command's arguments
+def _prove(make, backend: str):
+    """A recorded `cuzk prove` run: its inputs made by `make` (warm caches), its log2 domain, its arguments."""
+    def run(work: Path, cold: Path) -> tuple[int, list[str]]:
+        r1cs, wtns, zkey = make(work)
+        return key_shape(zkey)[1].bit_length() - 1, _prove_args(r1cs, wtns, zkey, cold, backend)
+    return run
+
+
+def _verify(make):
+    """A recorded `cuzk verify` run of a proof made with warm caches (its kernels do not grow with the circuit)."""
+    def run(work: Path, cold: Path) -> tuple[int, list[str]]:
+        r1cs, wtns, zkey = make(work)
+        out = work / f"{zkey.stem}-proof"
+        _cuzk(*_prove_args(r1cs, wtns, zkey, out, "cpu"))
+        return 0, ["verify", "--vk", str(zkey.with_suffix(".vk.json")), "--public", str(out / "public.json"),
+                   "--proof", str(out / "proof.json")]
+    return run
+
+
+def _setup(curve: str, constraints: int | None):
+    """A recorded `cuzk setup --r1cs ... --zkey` run (None: examples/bits_mix)."""
+    def run(work: Path, cold: Path) -> tuple[int, list[str]]:
+        r1cs = BITS_MIX / "bits_mix.r1cs" if constraints is None else _circuit(work, curve, constraints)[0]
+        return r1cs_shape(r1cs)[1], ["setup", "--r1cs", str(r1cs), "--zkey", str(cold / "setup.zkey")]
+    return run
+
+
+# label -> its recorded runs: each makes its inputs in the work folder and gives the log2 domain and the
+# command's arguments (then run with empty caches)
 RUNS = {
-    "prove-bn254-cpu": [lambda w: _bits_mix(w), lambda w: _circom_like(w, "bn254", 10_000),
-                        lambda w: _circom_like(w, "bn254", (1 << 16) - 3)],
-    "prove-bls12_381-cpu": [lambda w: _circom_like(w, "bls12_381", 10_000)],
+    "prove-bn254-cpu": [_prove(_bits_mix, "cpu"), _prove(lambda w: _circom_like(w, "bn254", 10_000), "cpu"),
+                        _prove(lambda w: _circom_like(w, "bn254", (1 << 16) - 3), "cpu")],
+    "prove-bls12_381-cpu": [_prove(lambda w: _circom_like(w, "bls12_381", 10_000), "cpu")],
     # on a GPU machine, asked by name: the CPU's part of a GPU proof (reading, checking) does not grow
     # with the MSMs, so small circuits cover it
-    "prove-bn254-cuda": [lambda w: _bits_mix(w), lambda w: _circom_like(w, "bn254", 10_000)],
-    "prove-bls12_381-cuda": [lambda w: _circom_like(w, "bls12_381", 10_000)],
+    "prove-bn254-cuda": [_prove(_bits_mix, "cuda"), _prove(lambda w: _circom_like(w, "bn254", 10_000), "cuda")],
+    "prove-bls12_381-cuda": [_prove(lambda w: _circom_like(w, "bls12_381", 10_000), "cuda")],
+    "verify-bn254-cpu": [_verify(_bits_mix)],
+    "verify-bls12_381-cpu": [_verify(lambda w: _circom_like(w, "bls12_381", 1000))],
+    "setup-bn254-cpu": [_setup("bn254", None), _setup("bn254", 10_000), _setup("bn254", (1 << 16) - 3)],
+    "setup-bls12_381-cpu": [_setup("bls12_381", 10_000)],
     "demo": [],  # recorded by record_processes
     "tests": [],  # likewise; written to tests/kernel_list.txt
 }
@@ -105,20 +150,18 @@ def record(label: str) -> list[Kernel]:
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=40"]
         return [k for k in record_processes(command, quiet=False)
                 if k.module.startswith(("cuzk.", "bls12_381_", "bn254_"))]
-    backend = label.rsplit("-", 1)[1]
     merged: dict[tuple[str, str, str], Kernel] = {}
     with tempfile.TemporaryDirectory(prefix="cuzk-kernel-lists-") as tmp:
         work = Path(tmp)
-        for i, make in enumerate(RUNS[label]):
-            r1cs, wtns, zkey = make(work)
-            log_domain = key_shape(zkey)[1].bit_length() - 1
+        for i, run in enumerate(RUNS[label]):
             cold = work / f"cold{i}"
+            cold.mkdir()
+            log_domain, argv = run(work, cold)
             out = cold / "list.txt"
             env = {**os.environ, "CUZK_CACHE_DIR": str(cold / "cuzk"), "NUMBA_CACHE_DIR": str(cold / "numba"),
                    "CUZK_PRECOMPILE": "0", "CUZK_PROGRESS": "0"}
-            cold.mkdir()
-            subprocess.run([sys.executable, __file__, "--child", str(out), "--",
-                            *_prove_args(r1cs, wtns, zkey, cold, backend)], check=True, env=env, cwd=REPO)
+            subprocess.run([sys.executable, __file__, "--child", str(out), "--", *argv], check=True, env=env,
+                           cwd=REPO)
             for k in parse(out.read_text()):
                 key = (k.module, k.function, k.signature)
                 old = merged.get(key, k)

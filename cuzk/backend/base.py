@@ -1,4 +1,4 @@
-"""The compute interface every backend implements (DESIGN.md section 3).
+"""The compute interface every backend implements (docs/design.md section 3).
 
 Arrays crossing this interface are host numpy arrays in the project layout
 (Montgomery Fr `uint64[..., n, 4]`, canonical MSM scalars `uint64[n, 4]`,

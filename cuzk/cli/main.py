@@ -24,13 +24,21 @@ them otherwise: `cuzk --help`, a misspelled command), and a command that
 sets `fast_exit` on its parser ends the process without the interpreter's
 teardown when main() runs as the process's entry (argv None): atexit
 handlers run and stdout/stderr are flushed first; only the module and
-garbage-collector teardown (0.1-0.2 s with numba loaded) is skipped.
+garbage-collector teardown (0.1-0.2 s with numba loaded) is skipped. Such a command also
+runs with the cyclic garbage collector off: its passes over the objects numba and numpy
+create at start-up cost a one-shot `cuzk prove` 40-50 ms (7 % of a 9,000-constraint proof,
+lab/JOURNAL.md 2026-12-07), and a process that ends at once has no use for what they free
+(arrays and files are freed by reference counting as before). Not with CUZK_PRECOMPILE=0:
+kernels then compile in the process itself, and numba's compiler leaves much cyclic garbage
+(a first proof of a 9,260-constraint circuit peaks at 516 MB without collection, 348 MB with it); otherwise
+they compile in worker processes (cuzk/cli/first_run.py) and the command only loads them.
 """
 
 from __future__ import annotations
 
 import argparse
 import atexit
+import gc
 import importlib
 import os
 import sys
@@ -92,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
             if getattr(args, "validate", None) is not None:  # option combinations first: no I/O
                 args.validate(args)
             files.prepare(args)
+            if entry and getattr(args, "fast_exit", False) and os.environ.get("CUZK_PRECOMPILE", "1") != "0":
+                gc.disable()  # the process ends without teardown: see the module docstring
             with _kernel_recording():
                 rc = int(args.func(args) or 0)
         except CuzkError as exc:

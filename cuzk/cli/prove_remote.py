@@ -14,6 +14,10 @@ reading the key and the next ones do not. The daemon reads those files itself:
 it must run on this machine, reached through its unix socket (`cuzk daemon`
 listens on one by default); a TCP address is refused.
 
+A daemon started a moment ago (`cuzk daemon & cuzk prove --daemon ...`) is waited for: until
+its socket accepts a connection, at most WAIT_S seconds (it listens 0.5-1 s after it starts),
+then the proof is asked for; past that the command gives up with one line (exit 2).
+
 Exit status and files as one-shot: 0 with proof.json and public.json written, 1
 when the witness does not satisfy the circuit (nothing written), 2 for bad input.
 """
@@ -31,6 +35,8 @@ from cuzk.errors import CuzkError
 MAX_MESSAGE_BYTES = (1 << 31) - 1  # a witness of 2^25 wires is 1 GiB: let it through
 EXIT_UNSATISFIED = 1
 COMPLETED = 1  # AwaitProofResponse.Status
+WAIT_S = 5.0  # for a daemon that is starting: bounded, so a wrong address costs seconds, not a hang
+POLL_S = 0.05
 
 
 def address_of(text: str):
@@ -80,12 +86,35 @@ def _read(path: str) -> bytes:
         raise CuzkError(f"{path}: {exc.strerror or exc}") from None
 
 
+def _await_listening(addr, wait_s: float = WAIT_S) -> None:
+    """Return once the daemon's unix socket accepts a connection; CuzkError after `wait_s` seconds.
+    A starting daemon has no socket file yet, or one nobody accepts on (a stale file of an earlier
+    run is replaced when the new daemon binds): both are retried until the deadline."""
+    import socket
+
+    end = time.monotonic() + wait_s
+    while True:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            try:
+                s.connect(addr.path)
+                return
+            except (FileNotFoundError, ConnectionRefusedError):
+                pass
+            except OSError as exc:  # a path that cannot be a socket: no use waiting
+                raise CuzkError(f"--daemon {addr.path}: {exc.strerror or exc}") from None
+        if time.monotonic() >= end:
+            raise CuzkError(f"--daemon: no cuzk daemon answers at {addr} (waited {wait_s:.0f} s; start one with "
+                            "`cuzk daemon`, or prove without --daemon)")
+        time.sleep(POLL_S)
+
+
 def _prove(addr, circuit_id: str, witness: bytes):
     import grpc
 
     from cuzk.proto import proving_pb2 as pb
     from cuzk.proto import proving_pb2_grpc as pbg
 
+    _await_listening(addr)
     opts = [("grpc.max_receive_message_length", MAX_MESSAGE_BYTES), ("grpc.max_send_message_length", MAX_MESSAGE_BYTES)]
     with grpc.insecure_channel(addr.target, options=opts) as channel:
         try:

@@ -101,8 +101,10 @@ def run(args) -> int:
 
     if args.kind:
         return _run_filecoin(args, get_backend(args.backend))
-    circuit = load_circuit(args.r1cs, args.pce)
     backend = get_backend(args.backend)
+    if args.r1cs and backend.name == "cpu":
+        _precompile(args.r1cs)
+    circuit = load_circuit(args.r1cs, args.pce)
     t0 = time.perf_counter()
     _announce(circuit)
     if args.zkey:
@@ -113,6 +115,18 @@ def run(args) -> int:
         written, n = _write_bellperson(circuit, backend, args.params, args.vk)
     _wrote(written, n, t0)
     return 0
+
+
+def _precompile(r1cs: str) -> None:
+    """On a fresh machine, the kernels a setup of this curve and size calls, compiled first on every core
+    (first_run.py; kernel_lists/setup-*.txt) rather than one at a time on first call."""
+    from cuzk.formats.circom_r1cs import r1cs_shape
+
+    from . import first_run
+
+    shape = r1cs_shape(r1cs)
+    if shape:
+        first_run.before(f"setup-{shape[0]}-cpu", "cuzk setup", shape[1])
 
 
 def _announce(circuit) -> None:

@@ -36,15 +36,33 @@ def register(subparsers) -> None:
     p.set_defaults(func=cmd_verify)
 
 
+def _precompile(vk_obj) -> None:
+    """On a fresh machine, the kernels a verification on the key's curve calls (the pairing's above all),
+    compiled first on every core (first_run.py; kernel_lists/verify-*.txt) rather than one at a time on
+    first call; a key that names no known curve is left to the reader, which says why."""
+    from cuzk.errors import FormatError
+    from cuzk.formats.snarkjs_json import curve_from_snarkjs_name
+
+    from . import first_run
+
+    try:
+        curve = curve_from_snarkjs_name(vk_obj.get("curve") if isinstance(vk_obj, dict) else None, "")
+    except FormatError:
+        return
+    first_run.before(f"verify-{curve.name}-cpu", "cuzk verify")
+
+
 def _invalid(reason: str) -> int:
     print(f"INVALID: {reason}")
     return 1
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from cuzk.formats.snarkjs_json import proof_from_json, read_json, read_public, read_vk
+    from cuzk.formats.snarkjs_json import proof_from_json, read_json, read_public, vk_from_json
 
-    vk = read_vk(args.vk)  # a bad key is a usage error (exit 2), not an invalid proof
+    vk_obj = read_json(args.vk, "verification key")
+    _precompile(vk_obj)
+    vk = vk_from_json(vk_obj, str(args.vk))  # a bad key is a usage error (exit 2), not an invalid proof
     public = read_public(args.public)
     proof_obj = read_json(args.proof, "proof")
     try:

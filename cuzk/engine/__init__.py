@@ -1,4 +1,4 @@
-"""The proving engine (DESIGN.md section 6), behind one interface, in named rooms.
+"""The proving engine (docs/design.md section 6), behind one interface, in named rooms.
 
 Use it as a library through `Engine` (engine.py), or run it as a daemon behind
 gRPC (`cuzk daemon`, cuzk.server). What its users see is `ProvingEngine` and its

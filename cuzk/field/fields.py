@@ -1,4 +1,4 @@
-"""Vectorized field API over Montgomery limb arrays (DESIGN.md section 2).
+"""Vectorized field API over Montgomery limb arrays (docs/design.md section 2).
 
 `PrimeField` works on `uint64[..., L]`, `QuadraticField` on
 `uint64[..., 2, L]`. Python ints appear only in the conversion helpers,

@@ -1,4 +1,4 @@
-"""Every byte layout at the project's edges (DESIGN.md sections 1 and 5).
+"""Every byte layout at the project's edges (docs/design.md sections 1 and 5).
 
 bellperson: `.params`, `.vk` and 192-byte proofs (bellperson.py); a job's
 proof bytes per curve (proof_bytes.py). snarkjs: `.zkey` proving keys

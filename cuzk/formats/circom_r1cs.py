@@ -104,6 +104,19 @@ def read_r1cs(path) -> CircomR1CS:
     return r1cs_from_bytes(file_bytes(path), str(path))
 
 
+def r1cs_shape(path) -> tuple[str, int] | None:
+    """(curve name, log2 of the domain its rows take) of a .r1cs from its header alone (no kernels: `cuzk
+    setup` asks before it compiles anything); None for a file that is not a readable .r1cs (reading it then
+    says why). The rows are the constraints and one per public input and ONE, as CompiledCircuit counts them."""
+    try:
+        data = file_map(path)
+        _, h = _header(data, str(path))
+    except FormatError:
+        return None
+    rows = max(2, h["n_constraints"] + h["n_pub_out"] + h["n_pub_in"] + 1)
+    return h["curve"], (rows - 1).bit_length()
+
+
 def _header(data, where: str) -> tuple[dict[int, tuple[int, int]], dict]:
     """Sections and header fields of a .r1cs (`data`: bytes or mmap); FormatError names the section."""
     sections = scan_sections(data, R1CS_MAGIC, 1, where, R1CS_SECTION_NAMES)

@@ -57,6 +57,41 @@ def test_a_first_prove_compiles_its_list_in_workers_then_nothing_itself(tmp_path
         assert "OK!" in res.stdout, res.stdout + res.stderr
 
 
+@pytest.fixture(scope="module")
+def bits_mix_proof(tmp_path_factory, bits_mix_key):
+    """A proof of the example made with the usual caches, for `cuzk verify`."""
+    zkey, vk = bits_mix_key
+    d = tmp_path_factory.mktemp("proof")
+    subprocess.run([sys.executable, "-m", "cuzk", "prove", "--zkey", str(zkey), "--r1cs", str(EXAMPLE / "bits_mix.r1cs"),
+                    "--wtns", str(EXAMPLE / "witness.wtns"), "--proof", str(d / "proof.json"), "--public",
+                    str(d / "public.json")], check=True, capture_output=True, env={**os.environ, "CUZK_PROGRESS": "0"},
+                   timeout=900)
+    return d
+
+
+@pytest.mark.parametrize("command", ["verify", "setup", "prove without an .r1cs"])
+def test_a_first_verify_setup_or_unchecked_prove_compiles_its_list_in_workers(tmp_path, bits_mix_key,
+                                                                               bits_mix_proof, command):
+    """Issue 59: `cuzk verify` (the pairing), `cuzk setup --r1cs` and `cuzk prove` of a key without its
+    .r1cs (which verifies the proof it made) compile their kernel lists first, on every core, and
+    nothing one at a time after."""
+    zkey, vk = bits_mix_key
+    alone = tmp_path / "alone.zkey"  # no .r1cs beside it
+    alone.write_bytes(zkey.read_bytes())
+    cmd = {"verify": ["verify", "--vk", str(vk), "--public", str(bits_mix_proof / "public.json"), "--proof",
+                      str(bits_mix_proof / "proof.json")],
+           "setup": ["setup", "--r1cs", str(EXAMPLE / "bits_mix.r1cs"), "--zkey", str(tmp_path / "new.zkey")],
+           "prove without an .r1cs": ["prove", "--zkey", str(alone), "--wtns", str(EXAMPLE / "witness.wtns"),
+                                      "--proof", str(tmp_path / "proof.json"), "--public",
+                                      str(tmp_path / "public.json"), "--backend", "cpu"]}[command]
+    res = subprocess.run([sys.executable, "-m", "cuzk", *cmd], capture_output=True, text=True,
+                         env=fresh_env(tmp_path), timeout=900)
+    assert res.returncode == 0, res.stderr
+    what = "cuzk prove's verification" if command.startswith("prove") else f"cuzk {command}"
+    assert f"cuzk: compiling the CPU kernels of {what} on" in res.stderr, res.stderr
+    assert LAZY not in res.stderr, res.stderr  # the lists cover everything the command calls
+
+
 PROBE = textwrap.dedent('''
     import numpy as np
     from cuzk.field import precompile

@@ -205,3 +205,32 @@ def test_a_job_of_a_key_named_by_its_path_resumes_after_a_crash(tmp_path):
     finally:
         c.shutdown(drain=False)
         c.store.close()
+
+
+@needs_snarkjs
+def test_a_daemon_started_just_before_is_waited_for(key, tmp_path):
+    """`cuzk daemon & cuzk prove --daemon ...` pasted as one (issue 59): the proof is asked for while the
+    daemon is still starting (no socket yet); the client waits for it and the proof verifies."""
+    zkey, vk = key
+    d = LocalDaemon(tmp_path / "daemon", '[gpus]\nbackend = "cpu"\n')
+    assert not d.socket.exists()
+    with open(d.log, "ab") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "cuzk", "daemon", "--config", str(d.config)], stdout=log,
+                                stderr=subprocess.STDOUT, env=QUIET)
+    try:
+        res = prove(d.address, zkey, EXAMPLE / "witness.wtns", tmp_path, "--r1cs", str(EXAMPLE / "bits_mix.r1cs"))
+        assert res.stdout.split()[0] == "0", res.stdout + res.stderr + d.log_text()
+        assert verify(vk, tmp_path)
+    finally:
+        proc.terminate()
+        proc.wait(120)
+
+
+def test_through_a_daemon_a_key_without_its_r1cs_is_one_line(key, tmp_path):
+    """One-shot, such a key's proof is verified instead (tests/formats/test_prove_checks_witness.py);
+    a daemon checks witnesses against the .r1cs only, so the client asks for it, before any connection."""
+    zkey, _ = key
+    res = prove(f"unix:{tmp_path}/nobody.sock", zkey, EXAMPLE / "witness.wtns", tmp_path)
+    assert res.stdout.split()[0] == "2", res.stdout + res.stderr
+    (line,) = res.stderr.strip().splitlines()
+    assert "bits_mix.r1cs: no such file" in line and "--r1cs" in line and "--no-check" in line

@@ -1,9 +1,13 @@
 """`cuzk prove` refuses a witness that does not satisfy the circuit (exit 1, first failing constraint).
 
-On the repository's example (examples/bits_mix) with a key `cuzk setup` makes beside a copy of its .r1cs."""
+On the repository's example (examples/bits_mix) with a key `cuzk setup` makes beside a copy of its .r1cs.
+Without an .r1cs (issue 59: snarkjs and rapidsnark prove from the .zkey and .wtns alone) the proof is
+verified with the key's verifying key before it is written; snarkjs, an outside verifier, checks the ones
+written."""
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,17 +21,22 @@ from cuzk.formats.iden3_sections import scan_sections
 from cuzk.formats.wtns import WTNS_MAGIC, WTNS_SECTION_NAMES
 
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bits_mix"
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "bits_mix"
+SNARKJS = REPO / "node_modules" / ".bin" / "snarkjs"
+needs_snarkjs = pytest.mark.skipif(not SNARKJS.exists() or shutil.which("node") is None,
+                                   reason=f"snarkjs not installed ({SNARKJS}): run `npm ci` in {REPO}")
 
 
 @pytest.fixture(scope="module")
 def bits_mix(tmp_path_factory):
-    """zkey, r1cs (beside it, with its name) and wtns of the example."""
+    """zkey, r1cs (beside it, with its name), wtns and snarkjs vk.json of the example."""
     d = tmp_path_factory.mktemp("bits_mix")
     shutil.copyfile(EXAMPLE / "bits_mix.r1cs", d / "bits_mix.r1cs")
     assert main(["setup", "--r1cs", str(d / "bits_mix.r1cs"), "--zkey", str(d / "bits_mix.zkey"),
-                 "--backend", "cpu"]) == 0
-    return SimpleNamespace(zkey=d / "bits_mix.zkey", r1cs=d / "bits_mix.r1cs", wtns=EXAMPLE / "witness.wtns")
+                 "--vk-json", str(d / "vk.json"), "--backend", "cpu"]) == 0
+    return SimpleNamespace(zkey=d / "bits_mix.zkey", r1cs=d / "bits_mix.r1cs", wtns=EXAMPLE / "witness.wtns",
+                           vk=d / "vk.json")
 
 
 def changed_witness(fx, tmp_path, wire: int):
@@ -84,15 +93,7 @@ def test_satisfied_witness_is_proven_and_the_circuit_is_found_or_named(bits_mix,
     assert main(prove_args(fx, tmp_path, fx.wtns)) == 0  # the .r1cs beside the key
     assert (tmp_path / "proof.json").exists()
 
-    key = tmp_path / "alone.zkey"  # a key without its .r1cs: say how to go on
-    shutil.copyfile(fx.zkey, key)
-    args = prove_args(fx, tmp_path, fx.wtns)
-    args[args.index("--zkey") + 1] = str(key)
-    (tmp_path / "proof.json").unlink()
-    assert main(args) == 2
-    err = capsys.readouterr().err
-    assert "alone.r1cs: no such file" in err and "--r1cs" in err and "--no-check" in err and err.count("\n") == 1
-    assert not (tmp_path / "proof.json").exists()
+    args = alone(fx, tmp_path, fx.wtns)
     assert main(args + ["--r1cs", str(fx.r1cs)]) == 0
 
     other = generate(100, tmp_path / "other.r1cs", tmp_path / "other.wtns")  # a circuit that is not the key's
@@ -106,3 +107,33 @@ def test_r1cs_and_no_check_exclude_each_other(bits_mix, tmp_path, flags, capsys)
     with pytest.raises(SystemExit) as exc:
         main(prove_args(fx, tmp_path, fx.wtns, *flags))
     assert exc.value.code == 2
+
+
+def alone(fx, tmp_path, wtns) -> list[str]:
+    """prove_args with a copy of the key that has no .r1cs beside it."""
+    key = tmp_path / "alone.zkey"
+    shutil.copyfile(fx.zkey, key)
+    args = prove_args(fx, tmp_path, wtns)
+    args[args.index("--zkey") + 1] = str(key)
+    return args
+
+
+@needs_snarkjs
+def test_without_the_r1cs_a_good_witness_is_proven_and_snarkjs_verifies_it(bits_mix, tmp_path):
+    fx = bits_mix
+    assert main(alone(fx, tmp_path, fx.wtns)) == 0
+    res = subprocess.run([str(SNARKJS), "groth16", "verify", str(fx.vk), str(tmp_path / "public.json"),
+                          str(tmp_path / "proof.json")], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0 and "OK!" in res.stdout, res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("wire", [1, -1], ids=["public output", "internal wire"])
+def test_without_the_r1cs_a_witness_that_does_not_satisfy_the_circuit_is_refused(bits_mix, tmp_path, capsys, wire):
+    """Its proof does not verify with the key's verifying key: exit 1, one line, nothing written."""
+    fx = bits_mix
+    bad = changed_witness(fx, tmp_path, wire % read_r1cs(fx.r1cs).circuit.num_vars)
+    assert main(alone(fx, tmp_path, bad)) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"{bad}: the witness does not satisfy the circuit" in err and "--r1cs" in err, err
+    assert not (tmp_path / "proof.json").exists() and not (tmp_path / "public.json").exists()
