@@ -70,7 +70,9 @@ def test_get_trace_and_bench_trace_file(daemon, tmp_path, capsys):
     assert main(["bench", "batch", "--addr", daemon.address, "--kind", "synthetic", "--count", "2",
                  "--trace", str(path)]) == 0
     (run,) = read_trace(path)
-    assert {x["lane"] for x in run.lanes} == {"synth-0", "prove-cpu:0-0"}
+    # synth-1: the worker kept for deadline proofs (idle here: these jobs are NORMAL)
+    assert {(x["lane"], x["kind"]) for x in run.lanes} == {("synth-0", "synthesis"), ("synth-1", "urgent"),
+                                                           ("prove-cpu:0-0", "prover")}
     jobs = [j for j in run.jobs if j["state"] == "COMPLETED"]
     assert len(jobs) >= 2
     for j in jobs[-2:]:

@@ -57,7 +57,7 @@ def test_summary_figures_follow_from_the_spans(recorded):
     s = summarize(run)
     assert s.completed == 3 and s.failed == 0
     assert 0 < s.prover_busy <= 1 and 0 < s.synthesis_busy <= 1
-    assert set(s.per_lane) == {"synth-0", "prove-cpu:0-0"}
+    assert set(s.per_lane) == {"synth-0", "synth-1", "prove-cpu:0-0"}  # synth-1: kept for deadline proofs
     # the critical path runs from the first submission to the last span's end, gaps counted as idle
     path = critical_path(run)
     assert path[0][0] == "encode"  # the run ends with the last partition's proof being encoded
