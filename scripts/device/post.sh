@@ -11,6 +11,10 @@
 #                                   arriving at random moments
 #   scripts/device/post.sh synth    `cuzk bench synth` of KINDS: request check and witness on the host's cores
 #
+# Carry `.whl` (scripts/fetch_gpu_wheels.sh: the device's grpcio 1.84 is older than the stubs need) and
+# `.gpu-cache` (common.sh). WindowPoSt's 32 GiB TEST parameters do not fit the device's disk: its setup
+# (230 s on an H100's host, peak RSS 84 GB) failed writing past the 56 GB free; ~74 GB by the circuit's
+# counts (H 12.9, L 12.2, A 12.2, B G1 12.2, B G2 24.4 GB).
 # Environment: KINDS (winning-post,window-post), PRESET (32GiB), INJECT (3), SECTORS (3), SYNTH (synthesis
 # workers, 2), KT (kernel threads of each, 0 = all cores), STATE (/tmp/cuzk-bench), and common.sh's.
 # Back under $OUT: log.txt, deadline.json, deadline-trace.jsonl, cache/.
