@@ -64,19 +64,25 @@ def _job_colours(run: Run) -> dict[str, tuple]:
     return {j: cmap(i % cmap.N) for i, j in enumerate(order)}
 
 
+
+def _timeline_lanes(run) -> list[str]:
+    """Synthesis lanes, the worker kept for deadline proofs where it worked, prover lanes."""
+    busy = {s["lane"] for s in run.spans}
+    return run.lanes_of("synthesis") + [x for x in run.lanes_of("urgent") if x in busy] + run.lanes_of("prover")
+
 def plot_timeline(runs: list[Run], path: Path) -> Path:
     plt = _plt()
     from matplotlib.patches import Patch
 
     phases = _phase_names(runs)
     deep = any(s.get("depth", 0) == 2 for r in runs for s in r.spans)
-    n_lanes = max(len(r.lanes) for r in runs)
+    n_lanes = max(len(_timeline_lanes(r)) for r in runs)
     width = max(r.end - r.start for r in runs) or 1.0
     fig, axes = plt.subplots(1, len(runs), figsize=(min(6.0 * len(runs), 18), max(3.0, 1.4 + 0.6 * n_lanes)),
                              sharex=True, squeeze=False)
     for ax, run in zip(axes[0], runs):
         colours = _job_colours(run)
-        lanes = run.lanes_of("synthesis") + run.lanes_of("urgent") + run.lanes_of("prover")
+        lanes = _timeline_lanes(run)
         for row, lane in enumerate(lanes):
             y = len(lanes) - 1 - row
             for s in (s for s in run.spans if s["lane"] == lane):

@@ -44,6 +44,7 @@ from .params.tiers import SrsManager
 from .pipeline.batch_collector import BatchCollector
 from .pipeline.prover_queue import ProverQueue
 from .pipeline.scheduler import Scheduler
+from .pipeline.context import PipelineContext
 from .pipeline.stages import prover_loop, synthesis_loop
 from .resources.devices import Device, SharedBackend, discover
 from .resources.witness_buffers import WitnessBuffers
@@ -109,6 +110,12 @@ class Engine(ProvingEngine):
         self._started = False
         self._lock = threading.Lock()
         self._admit = threading.Lock()  # limit checks and insertion of new jobs, one at a time
+        self.pipeline = PipelineContext(
+            config=config, scheduler=self.scheduler, prover_queue=self.prover_queue, srs=self.srs,
+            budget=self.budget, witness_buffers=self.witness_buffers, store=self.store, trace=self.trace,
+            metrics=self.metrics, fail_job=self.fail_job, take_slot=self.take_slot,
+            next_start_seq=self.next_start_seq, rows_on_device=self.rows_on_device,
+            fault_injector=lambda: self.fault_injector)
         self.worker_restarts = 0
         self.recovered = {"resumed": 0, "interrupted": 0, "finished": 0, "failed": 0}
 
@@ -130,7 +137,7 @@ class Engine(ProvingEngine):
         # arrives while every worker is busy with a sector's partitions starts at once
         urgent = [Priority.HIGH] if self.config.synthesis.pipelined else []
         for i, at_least in enumerate([None] * workers + urgent):
-            t = threading.Thread(target=self._supervised, args=(synthesis_loop, (self, i, at_least),
+            t = threading.Thread(target=self._supervised, args=(synthesis_loop, (self.pipeline, i, at_least),
                                                                 self._synth_threads),
                                  name=f"cuzk-synth-{i}" + ("-urgent" if at_least else ""), daemon=True)
             self.trace.add_lane(synthesis_lane(i), "urgent" if at_least else "synthesis")
@@ -138,13 +145,15 @@ class Engine(ProvingEngine):
         wid = 0
         for d in self.devices:
             for _ in range(d.workers):
-                t = threading.Thread(target=self._supervised, args=(prover_loop, (self, d, wid), self._threads),
+                t = threading.Thread(target=self._supervised, args=(prover_loop, (self.pipeline, d, wid), self._threads),
                                      name=f"cuzk-prove-{d.label}-{wid}",
                                      daemon=True)
                 self.trace.add_lane(prover_lane(d, wid), "prover", d.label)
                 self._threads.append(t)
                 wid += 1
-        recovery.restore(self)  # jobs a crashed run left in the journal
+        last_seq = recovery.restore(self)  # jobs a crashed run left in the journal
+        if last_seq:
+            self._seq = itertools.count(last_seq + 1)
         for t in self._synth_threads + self._threads:
             t.start()
         if self.config.srs.preload:
@@ -233,7 +242,7 @@ class Engine(ProvingEngine):
         job = Job(job_id, request, spec, priority, next(self._seq))
         job.client = client
         job.parsed = parsed
-        job.on_terminal.append(self._on_terminal)
+        job.on_terminal.append(self.job_ended)
         need = host_working_bytes(spec, self.rows_on_device(spec))
         params = self.srs.known_bytes(spec.circuit_id) or 0  # hot beside the working set while it proves
         if need + params > self.budget.total:
@@ -318,7 +327,8 @@ class Engine(ProvingEngine):
     def _end(self, job: Job, state: JobState, message: str) -> None:
         job.finish(state, error=message)
 
-    def _on_terminal(self, job: Job) -> None:
+    def job_ended(self, job: Job) -> None:
+        """Every job's last step (its on_terminal hook): recorded, counted, traced, logged."""
         self.store.record(job)
         self.metrics.job_finished(job)
         self.trace.job_end(job)

@@ -10,7 +10,6 @@ duplicate request_ids, until their retention ends.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import time
 
@@ -25,10 +24,12 @@ log = logging.getLogger("cuzk.engine")
 MAX_INTERRUPTIONS = 2
 
 
-def restore(engine) -> None:
+def restore(engine) -> int:
+    """Put the journal's jobs back; the highest sequence number among them (0: none), which the engine's
+    numbering continues from."""
     rows = engine.store.recover()
     if not rows:
-        return
+        return 0
     now_wall, now_mono = time.time(), time.monotonic()
     counts = engine.recovered
     for row in rows:
@@ -43,7 +44,7 @@ def restore(engine) -> None:
             engine.store.adopt(job)
             counts["finished"] += 1
             continue
-        job.on_terminal.append(engine._on_terminal)
+        job.on_terminal.append(engine.job_ended)
         interrupted = row.interrupted + (1 if row.state.running else 0)
         engine.store.adopt(job)
         if spec is None:
@@ -59,9 +60,9 @@ def restore(engine) -> None:
                 counts["interrupted"] += 1
             engine.scheduler.submit(job)
             counts["resumed"] += 1
-    engine._seq = itertools.count(max(r.seq for r in rows) + 1)
     log.info("journal: resumed %d unfinished job(s) (%d interrupted while running), %d finished job(s) kept, "
              "%d failed on recovery", counts["resumed"], counts["interrupted"], counts["finished"], counts["failed"])
+    return max(r.seq for r in rows)
 
 
 def _spec(engine, row, unfinished: bool) -> tuple[CircuitSpec | None, str]:

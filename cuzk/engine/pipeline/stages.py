@@ -29,6 +29,7 @@ from cuzk.groth16.prover import ProofJob, prove_batch
 from ..catalog.registry import host_working_bytes
 from ..errors import BudgetTooSmall, Cancelled, ShuttingDown
 from ..observe.trace import prover_lane, synthesis_lane, unit_info
+from .context import PipelineContext
 from .prover_queue import Member, SynthesizedUnit
 
 log = logging.getLogger("cuzk.engine")
@@ -50,24 +51,24 @@ def describe_error(exc: BaseException) -> str:
 # ---- synthesis ------------------------------------------------------------------------
 
 
-def synthesis_loop(engine, worker_id: int, at_least: int | None = None) -> None:
+def synthesis_loop(ctx: PipelineContext, worker_id: int, at_least: int | None = None) -> None:
     """`at_least`: the worker takes units of that priority or higher only, on every core (a deadline
     proof's witness is latency, not throughput)."""
     if at_least is None:
-        set_kernel_threads(engine.config.synthesis.kernel_threads)
+        set_kernel_threads(ctx.config.synthesis.kernel_threads)
     while True:
-        slot = engine.take_slot()
-        unit = engine.scheduler.pop(at_least=at_least)
+        slot = ctx.take_slot()
+        unit = ctx.scheduler.pop(at_least=at_least)
         if unit is None:
             if slot is not None:
                 slot.release()
             return
         try:
-            synthesize_unit(engine, unit, slot, synthesis_lane(worker_id))
+            synthesize_unit(ctx, unit, slot, synthesis_lane(worker_id))
         except Exception as exc:  # never let a worker die with jobs in its hands
             log.error("synthesis worker %d: %s\n%s", worker_id, exc, traceback.format_exc())
             for job in unit.live_jobs():
-                engine.fail_job(job, f"partition {unit.partition}: {describe_error(exc)}")
+                ctx.fail_job(job, f"partition {unit.partition}: {describe_error(exc)}")
             if slot is not None:
                 slot.release()
         except BaseException as exc:  # the worker itself ends: its unit is retried once (or fails), never dropped
@@ -75,26 +76,26 @@ def synthesis_loop(engine, worker_id: int, at_least: int | None = None) -> None:
                 slot.release()
             if unit.attempt < 1:
                 unit.attempt += 1
-                engine.scheduler.requeue(unit)
+                ctx.scheduler.requeue(unit)
             else:
                 for job in unit.live_jobs():
-                    engine.fail_job(job, f"partition {unit.partition}: the synthesis worker died twice on it "
+                    ctx.fail_job(job, f"partition {unit.partition}: the synthesis worker died twice on it "
                                          f"({type(exc).__name__}: {exc})")
             raise
 
 
-def synthesize_unit(engine, unit, slot, lane: str = "synth") -> None:
+def synthesize_unit(ctx: PipelineContext, unit, slot, lane: str = "synth") -> None:
     live = unit.live_jobs()
     if not live:
         if slot is not None:
             slot.release()
         return
     for job in live:
-        if job.mark_started(engine.next_start_seq):
-            engine.store.record(job)
+        if job.mark_started(ctx.next_start_seq):
+            ctx.store.record(job)
     spec = unit.spec
     p = unit.partition
-    tr = engine.trace
+    tr = ctx.trace
     info = unit_info(unit, live)
     picked = tr.now()
     for job in live:
@@ -103,7 +104,7 @@ def synthesize_unit(engine, unit, slot, lane: str = "synth") -> None:
     def abandoned() -> bool:
         return not unit.live_jobs()
 
-    lease = engine.srs.lease(unit.circuit_id)
+    lease = ctx.srs.lease(unit.circuit_id)
     reservation = None
     try:
         with tr.stage(lane, "param_load", info) as st:
@@ -112,10 +113,10 @@ def synthesize_unit(engine, unit, slot, lane: str = "synth") -> None:
         if load_ms:
             for job in live:
                 job.add_time(srs_load_ms=load_ms)
-        rows_on_device = engine.rows_on_device(spec)
+        rows_on_device = ctx.rows_on_device(spec)
         per_job = host_working_bytes(spec, rows_on_device)
         with tr.stage(lane, "memory_wait", info):
-            reservation = engine.budget.acquire(per_job * len(live), key=unit.key, cancelled=abandoned,
+            reservation = ctx.budget.acquire(per_job * len(live), key=unit.key, cancelled=abandoned,
                                                 what=f"{spec.circuit_id} partition {p} x{len(live)}")
         tr.sample_memory()
         members = []
@@ -128,7 +129,7 @@ def synthesize_unit(engine, unit, slot, lane: str = "synth") -> None:
                 with tr.stage(lane, "witness", one):  # parsing the vanilla proof included
                     parsed = job.parse_once(lambda job=job: spec.parse(job.request))
                     if spec.witness_vars is not None:
-                        buf = engine.witness_buffers.take((spec.witness_vars(), 4))
+                        buf = ctx.witness_buffers.take((spec.witness_vars(), 4))
                         wit = spec.witness(parsed, p, out=buf)
                     else:
                         wit = spec.witness(parsed, p)
@@ -138,31 +139,31 @@ def synthesize_unit(engine, unit, slot, lane: str = "synth") -> None:
                     with tr.stage(lane, "spmv", one):
                         proof_job = ProofJob(wit.w, rows=spec.rows(wit.w))
             except Exception as exc:
-                engine.fail_job(job, f"partition {p} synthesis failed: {describe_error(exc)}")
+                ctx.fail_job(job, f"partition {p} synthesis failed: {describe_error(exc)}")
                 if not isinstance(exc, (CuzkError, ValueError)):
                     log.error("synthesis of %s: %s", job.job_id, traceback.format_exc())
                 continue
             ms = (time.perf_counter() - t0) * 1e3
             job.add_time(synthesis_ms=ms)
             job.public_inputs[p] = wit.public_inputs
-            engine.metrics.observe_phase(job, "synthesis", ms / 1e3)
+            ctx.metrics.observe_phase(job, "synthesis", ms / 1e3)
             members.append(Member(job, proof_job, wit.public_inputs, reuse_witness=spec.witness_vars is not None))
         if len(members) < len(live):
             reservation.release(per_job * (len(live) - len(members)))
         if not members:
             raise Cancelled("no live jobs left in the unit")
-        item = SynthesizedUnit(unit, members, lease, reservation, slot, buffers=engine.witness_buffers)
+        item = SynthesizedUnit(unit, members, lease, reservation, slot, buffers=ctx.witness_buffers)
         with tr.stage(lane, "handoff", {**info, "jobs": [m.job.job_id for m in members]}):
-            engine.prover_queue.put(item)  # blocks while the prover queue is full
+            ctx.prover_queue.put(item)  # blocks while the prover queue is full
     except (Cancelled, ShuttingDown) as exc:
         _release(lease, reservation, slot)
         if isinstance(exc, ShuttingDown):
             for job in unit.live_jobs():
-                engine.fail_job(job, "the daemon shut down before the job was proven")
+                ctx.fail_job(job, "the daemon shut down before the job was proven")
     except BudgetTooSmall as exc:
         _release(lease, reservation, slot)
         for job in unit.live_jobs():
-            engine.fail_job(job, str(exc))
+            ctx.fail_job(job, str(exc))
     except BaseException:
         _release(lease, reservation, slot)
         raise
@@ -179,40 +180,40 @@ def _release(lease, reservation, slot) -> None:
 # ---- proving ------------------------------------------------------------------------------
 
 
-def prover_loop(engine, device, worker_id: int) -> None:
+def prover_loop(ctx: PipelineContext, device, worker_id: int) -> None:
     if device.kind == "cpu":
         set_kernel_threads(device.kernel_threads)
     while True:
-        item = engine.prover_queue.take(device)
+        item = ctx.prover_queue.take(device)
         if item is None:
             return
         try:
-            prove_item(engine, device, worker_id, item)
+            prove_item(ctx, device, worker_id, item)
         except Exception as exc:
             log.error("prover worker %d: %s\n%s", worker_id, exc, traceback.format_exc())
             for m in item.members:
-                engine.fail_job(m.job, f"partition {item.unit.partition}: {describe_error(exc)}")
+                ctx.fail_job(m.job, f"partition {item.unit.partition}: {describe_error(exc)}")
             item.release()
         except BaseException as exc:  # the worker itself ends: its unit is retried (or fails), never dropped
-            hand_on(engine, item, f"the prover worker died ({type(exc).__name__}: {exc})")
+            hand_on(ctx, item, f"the prover worker died ({type(exc).__name__}: {exc})")
             raise
         finally:
             device.current.pop(worker_id, None)
 
 
-def hand_on(engine, item: SynthesizedUnit, why: str) -> None:
+def hand_on(ctx: PipelineContext, item: SynthesizedUnit, why: str) -> None:
     """A unit whose worker is gone: back to the front of the prover queue while retries
     (`scheduler.prove_retries`) remain, else its jobs fail."""
     live = [m for m in item.members if not m.job.terminal]
-    if live and item.attempt < engine.config.scheduler.prove_retries:
+    if live and item.attempt < ctx.config.scheduler.prove_retries:
         item.attempt += 1
         for m in live:
             m.job.retries += 1
         log.warning("%s while proving %s; retrying (attempt %d)", why, item.unit.describe(), item.attempt + 1)
-        engine.prover_queue.put(item, front=True)
+        ctx.prover_queue.put(item, front=True)
         return
     for m in live:
-        engine.fail_job(m.job, f"partition {item.unit.partition} proving failed after {item.attempt + 1} "
+        ctx.fail_job(m.job, f"partition {item.unit.partition} proving failed after {item.attempt + 1} "
                                f"attempt(s): {why}")
     item.release()
 
@@ -224,26 +225,27 @@ def _release_device_memory(device) -> None:
         log.error("releasing memory on %s: %s", device.label, exc)
 
 
-def prove_item(engine, device, worker_id: int, item: SynthesizedUnit) -> None:
+def prove_item(ctx: PipelineContext, device, worker_id: int, item: SynthesizedUnit) -> None:
     members = [m for m in item.members if not m.job.terminal]
     if not members:
         item.release()
         return
     for m in members:
         if m.job.mark_proving():
-            engine.store.record(m.job)
+            ctx.store.record(m.job)
     p = item.unit.partition
     device.current[worker_id] = ([m.job.job_id for m in members], item.circuit_id)
     pk = item.lease.pk
-    tr = engine.trace
+    tr = ctx.trace
     lane = prover_lane(device, worker_id)
     info = unit_info(item.unit, [m.job for m in members])
     t0 = time.perf_counter()
     pt0 = tr.now()
     tr.set_active(lane, "prove", info, pt0)
     try:
-        if engine.fault_injector is not None:
-            engine.fault_injector(item)
+        inject = ctx.fault_injector()
+        if inject is not None:
+            inject(item)
         # on a GPU the lock covers each proof's device work only (see prove_batch)
         lock = device.lock if device.kind == "cuda" else None
         proofs = prove_batch(pk, [m.proof_job for m in members], device.backend, device_lock=lock)
@@ -255,17 +257,17 @@ def prove_item(engine, device, worker_id: int, item: SynthesizedUnit) -> None:
         if isinstance(exc, MemoryError):  # CuPy's OutOfMemoryError is one too
             _release_device_memory(device)
             why = f"out of memory on {device.label} ({exc}); its cached memory was released"
-        if item.attempt < engine.config.scheduler.prove_retries:
+        if item.attempt < ctx.config.scheduler.prove_retries:
             item.attempt += 1
             for m in members:
                 m.job.retries += 1
-            engine.metrics.retries.labels(proof_kind=item.unit.spec.proof_kind.label).inc()
+            ctx.metrics.retries.labels(proof_kind=item.unit.spec.proof_kind.label).inc()
             log.warning("proving %s failed (%s); retrying (attempt %d)", item.unit.describe(), why,
                         item.attempt + 1)
-            engine.prover_queue.put(item, front=True)
+            ctx.prover_queue.put(item, front=True)
             return
         for m in members:
-            engine.fail_job(m.job, f"partition {p} proving failed after {item.attempt + 1} attempt(s): {why}")
+            ctx.fail_job(m.job, f"partition {p} proving failed after {item.attempt + 1} attempt(s): {why}")
         if not isinstance(exc, (CuzkError, ValueError, MemoryError)):
             log.error("proving %s: %s", item.unit.describe(), traceback.format_exc())
         item.release()
@@ -277,11 +279,11 @@ def prove_item(engine, device, worker_id: int, item: SynthesizedUnit) -> None:
     tr.prover_phases(lane, info, pt0, pt1, [getattr(pr, "timings", None) for pr in proofs])
     device.used(item.circuit_id)
     device.backend.keep_resident(pk)  # after its first proof: the CPU builds MSM window tables at idle priority
-    engine.metrics.batch_size.labels(circuit_id=item.circuit_id).observe(len(members))
+    ctx.metrics.batch_size.labels(circuit_id=item.circuit_id).observe(len(members))
     with tr.stage(lane, "encode", info):
         for m, proof in zip(members, proofs):
             m.job.add_time(prove_ms=ms)
-            engine.metrics.observe_phase(m.job, "prove", ms / 1e3)
+            ctx.metrics.observe_phase(m.job, "prove", ms / 1e3)
             if m.job.add_partition(p, proof_bytes.encode(proof)):
                 pass  # completion is reported through the job's on_terminal hook
         item.release()
