@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from cuzk.server.local_daemon import LocalDaemon
+from cuzk.server.local_daemon import DaemonError, LocalDaemon
 from cuzk.user_dirs import cache_dir
 
 from . import filecoin_params
@@ -163,8 +163,11 @@ def run(args) -> int:
     injected = {k.cid: _prepared(k, args, args.inject) for k in deadline}
     print(f"  inputs made in {time.monotonic() - t0:.1f} s", flush=True)
     with tempfile.TemporaryDirectory(prefix="cuzk-deadline-") as tmp:
-        daemon = LocalDaemon(Path(tmp) / "daemon", daemon_config(param_dir, filecoin_dir, args.synthesis_threads,
-                                                                  args.kernel_threads)).start()
+        try:
+            daemon = LocalDaemon(Path(tmp) / "daemon", daemon_config(
+                param_dir, filecoin_dir, args.synthesis_threads, args.kernel_threads)).start()
+        except DaemonError as exc:
+            raise BenchError(f"the benchmark's daemon did not start: {exc}") from None
         try:
             with daemon.client() as c:
                 runner = Runner(c)
