@@ -23,7 +23,7 @@ FIXTURE_DIRS = sorted(d for d in FIXTURES.glob("*/*") if d.is_dir()) if FIXTURES
 def groth16(curve: str):
     """(proving key, proof, public inputs) of the cube circuit on `curve`, made by cuzk."""
     from cuzk.backend import get_backend
-    from cuzk.circuits.cube import cube_circuit
+    from cuzk.circuits.textbook_cubic import cube_circuit
     from cuzk.groth16 import prover, setup
     from cuzk.r1cs import RecordingCS, WitnessCS
     from cuzk.r1cs.evaluation import evaluate
@@ -241,11 +241,12 @@ def config() -> list[bytes]:
 def grpc_request() -> list[bytes]:
     from cuzk.proto import proving_pb2 as pb
 
-    from cuzk.circuits.filecoin.porep_config import porep_config
-    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
-    from cuzk.circuits.filecoin.snap_config import snap_config
-    from cuzk.formats.filecoin import porep_request, snap_request
-    from cuzk.formats.filecoin.post_request import sample_request
+    from cuzk.circuits.filecoin.porep.config import porep_config
+    from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES, post_config_for
+    from cuzk.circuits.filecoin.snap.config import snap_config
+    from cuzk.circuits.filecoin.porep import request as porep_request
+    from cuzk.circuits.filecoin.snap import request as snap_request
+    from cuzk.circuits.filecoin.post.request import sample_request
 
     # as Curio sends them: WinningPoSt, SnapDeals (StackedDrg2KiBV1), PoRep (StackedDrg2KiBV1_1)
     winning = sample_request(post_config_for("winning", SECTOR_SIZES["2KiB"]), 1)

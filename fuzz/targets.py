@@ -226,15 +226,15 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
            ("cuzk.aggregate.proof_format", "cuzk.aggregate.gt", "cuzk.aggregate.encoding")),
     Target("grpc_vk", grpc_vk, S.grpc_vk, ("cuzk.server.convert", "cuzk.groth16.verifier") + _CURVE),
     Target("post_vanilla", _post_vanilla.post_vanilla, _post_vanilla.seeds,
-           ("cuzk.formats.filecoin.post_vanilla", "cuzk.formats.filecoin.bincode",
-            "cuzk.circuits.filecoin.post_partition", "cuzk.circuits.filecoin.post_challenges",
-            "cuzk.circuits.filecoin.sector_proof")),
+           ("cuzk.circuits.filecoin.post.vanilla_bincode", "cuzk.codec.bincode",
+            "cuzk.circuits.filecoin.post.partition", "cuzk.circuits.filecoin.post.challenges",
+            "cuzk.circuits.filecoin.post.vanilla_proof")),
     Target("c1_output", _c1_output.c1_output, _c1_output.seeds,
-           ("cuzk.formats.filecoin.c1_output", "cuzk.circuits.filecoin.porep_challenges",
-            "cuzk.circuits.filecoin.tree_r_last")),
+           ("cuzk.circuits.filecoin.porep.c1_output", "cuzk.circuits.filecoin.porep.challenges",
+            "cuzk.circuits.filecoin.common.tree_r_last")),
     Target("snap_vanilla", _snap_vanilla.snap_vanilla, _snap_vanilla.seeds,
-           ("cuzk.formats.filecoin.snap_vanilla", "cuzk.formats.filecoin.bincode",
-            "cuzk.circuits.filecoin.snap_circuit", "cuzk.circuits.filecoin.snap_proof")),
+           ("cuzk.circuits.filecoin.snap.vanilla_bincode", "cuzk.codec.bincode",
+            "cuzk.circuits.filecoin.snap.circuit", "cuzk.circuits.filecoin.snap.vanilla_proof")),
 )}
 
 

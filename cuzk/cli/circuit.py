@@ -227,7 +227,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
 def _compile_kind(args: argparse.Namespace) -> int:
     from cuzk.r1cs import save_compiled
 
-    from cuzk.circuits.filecoin import porep_kind, post_kind, provable, snap_kind
+    from cuzk.circuits.filecoin.porep import provable as porep_kind
+    from cuzk.circuits.filecoin.post import provable as post_kind
+    from cuzk.circuits.filecoin import kinds as provable
+    from cuzk.circuits.filecoin.snap import provable as snap_kind
 
     module, size = _kind_module(args.kind), args.sector_size or "2KiB"
     cfg = module.config_of(args.kind, size) if args.kind in FILECOIN_KINDS else module.config_of(size)

@@ -25,13 +25,13 @@ PUBLISHED = {32 << 30: (130_278_541, 328, "rust-fil-proofs PR #1325 (circuitinfo
 
 
 def config_of(sector_size: str | None):
-    from cuzk.circuits.filecoin.porep_config import porep_config_for
+    from cuzk.circuits.filecoin.porep.config import porep_config_for
 
     return circuit_report.sector_config(sector_size, porep_config_for)
 
 
 def info(args) -> int:
-    from cuzk.circuits.filecoin.porep_circuit import counts
+    from cuzk.circuits.filecoin.porep.circuit import counts
 
     t0 = time.perf_counter()
     cfg = config_of(args.sector_size or "32GiB")
@@ -59,11 +59,11 @@ def check(args) -> int:
     """`cuzk circuit check --kind porep`: decode a C1 output, verify it as the daemon does at submit
     (every path, challenge, parent and label; the replica id of --miner-id's sector), then check
     each partition's witness against the compiled circuit, naming the first failing constraint."""
-    from cuzk.circuits.filecoin import porep_kind
-    from cuzk.circuits.filecoin.porep_check import first_unsatisfied
-    from cuzk.circuits.filecoin.porep_circuit import challenge_of_row
-    from cuzk.formats.filecoin.c1_output import decode_c1
-    from cuzk.formats.filecoin.porep_request import check_sector
+    from cuzk.circuits.filecoin.porep import provable as porep_kind
+    from cuzk.circuits.filecoin.porep.unsatisfied import first_unsatisfied
+    from cuzk.circuits.filecoin.porep.circuit import challenge_of_row
+    from cuzk.circuits.filecoin.porep.c1_output import decode_c1
+    from cuzk.circuits.filecoin.porep.request import check_sector
 
     fields = _input_file(args.vanilla)
     out = sys.stdout.write

@@ -141,7 +141,7 @@ def _wrote(written, n: int, t0: float) -> None:
 
 def _run_filecoin(args, backend) -> int:
     """Filecoin's circuit under its Filecoin file names (the engine's filecoin_test, as `cuzk demo` uses it)."""
-    from cuzk.circuits.filecoin import provable
+    from cuzk.circuits.filecoin import kinds as provable
     from cuzk.engine.params import filecoin_test
 
     cfg = _filecoin_config(args.kind, args.sector_size)  # a bad size fails before any work

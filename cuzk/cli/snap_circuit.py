@@ -26,13 +26,13 @@ PUBLISHED = {2 << 10: (1_705_039, 5, "storage-proofs-update tests/circuit.rs, v2
 
 
 def config_of(sector_size: str | None):
-    from cuzk.circuits.filecoin.snap_config import ALLOWED_SIZES, snap_config_for
+    from cuzk.circuits.filecoin.snap.config import ALLOWED_SIZES, snap_config_for
 
     return circuit_report.sector_config(sector_size, snap_config_for, ALLOWED_SIZES)
 
 
 def info(args) -> int:
-    from cuzk.circuits.filecoin.snap_circuit import counts
+    from cuzk.circuits.filecoin.snap.circuit import counts
 
     t0 = time.perf_counter()
     cfg = config_of(args.sector_size or "32GiB")
@@ -57,9 +57,9 @@ def check(args) -> int:
     """`cuzk circuit check --kind snap`: decode a request's partition proofs, check them as the daemon
     does at submit (every path, the commitments, the challenges, the encoding, the apex leaves), then
     each partition's witness against the compiled circuit."""
-    from cuzk.circuits.filecoin import snap_kind
-    from cuzk.circuits.filecoin.snap_config import snap_config
-    from cuzk.formats.filecoin.snap_request import decode_update
+    from cuzk.circuits.filecoin.snap import provable as snap_kind
+    from cuzk.circuits.filecoin.snap.config import snap_config
+    from cuzk.circuits.filecoin.snap.request import decode_update
 
     f = _request(args.vanilla)
     out = sys.stdout.write

@@ -11,13 +11,13 @@ from __future__ import annotations
 import pytest
 from sector_proofs import proving_tests, refused_at_submit, setup_refuses_a_size, witness_satisfies_the_circuit
 
-from cuzk.circuits.filecoin.snap_config import snap_config
+from cuzk.circuits.filecoin.snap.config import snap_config
 from cuzk.engine.catalog.served import build_registry
 from cuzk.engine.config import EngineConfig
 from cuzk.engine.errors import UnknownCircuit
 from cuzk.engine.types import Priority, ProofKind, ProofRequest
-from cuzk.formats.filecoin import snap_vanilla as sv
-from cuzk.formats.filecoin.snap_request import sample_request
+from cuzk.circuits.filecoin.snap import vanilla_bincode as sv
+from cuzk.circuits.filecoin.snap.request import sample_request
 
 # rust-fil-proofs parameters.json: StackedDrg2KiBV1's update parameters
 PARAMS_STEM = ("v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-"

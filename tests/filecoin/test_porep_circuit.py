@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from circuit_checks import sizes_and_witness_check
 
-from cuzk.circuits.filecoin import porep_circuit as pc
-from cuzk.circuits.filecoin.porep_challenges import interactive_challenges, public_inputs
-from cuzk.circuits.filecoin.porep_check import first_unsatisfied
-from cuzk.circuits.filecoin.porep_config import POREP_PROOFS, porep_config, porep_config_for
-from cuzk.circuits.filecoin.porep_vanilla_gen import make_replica
-from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
-from cuzk.circuits.fr_bytes import ints
-from cuzk.circuits.filecoin.sdr import SdrGraph
+from cuzk.circuits.filecoin.porep import circuit as pc
+from cuzk.circuits.filecoin.porep.challenges import interactive_challenges, public_inputs
+from cuzk.circuits.filecoin.porep.unsatisfied import first_unsatisfied
+from cuzk.circuits.filecoin.porep.config import POREP_PROOFS, porep_config, porep_config_for
+from cuzk.circuits.filecoin.porep.vanilla_gen import make_replica
+from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES
+from cuzk.circuits.filecoin.common.fr_bytes import ints
+from cuzk.circuits.filecoin.porep.sdr import SdrGraph
 from cuzk.r1cs import RecordingCS, TestCS, WitnessCS, check_satisfied
 from cuzk.r1cs.stamping import instantiate
 from cuzk.r1cs.system import ConstraintSystem
@@ -178,7 +178,7 @@ def test_other_shapes_and_graphs(cfg):
     """rust-fil-proofs' 32 KiB test shape (tree C / R-last with sub- and top-tree levels) and the V1
     graph (api 1.0.0, legacy DRG parent order): a generated partition satisfies the stamped circuit,
     whose sizes are the analytic ones."""
-    from cuzk.circuits.filecoin.porep_vanilla_gen import make_partition_proof
+    from cuzk.circuits.filecoin.porep.vanilla_gen import make_partition_proof
 
     x = pc.PorepInputs.from_proof(make_partition_proof(cfg, seed=5))
     sizes_and_witness_check(pc.synthesize, cfg, x, pc.counts)
@@ -240,7 +240,7 @@ def test_circuit_check_porep_cli(tmp_path, capsys):
 def test_unsatisfied_rows_are_owned_by_their_challenge(porep_2k):
     """A value of challenge 1's aux block changed breaks only rows that challenge_of_row gives to
     challenge 1 (the header's aux, then each challenge's, in synthesis order), the row's owner."""
-    from cuzk.circuits.fr_bytes import fr
+    from cuzk.circuits.filecoin.common.fr_bytes import fr
     from cuzk.r1cs.evaluation import unsatisfied_rows
 
     cfg, rep, proof, public = porep_2k

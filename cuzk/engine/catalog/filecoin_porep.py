@@ -19,14 +19,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cuzk.circuits.filecoin import porep_kind
-from cuzk.circuits.filecoin.porep_config import porep_config, porep_config_for
-from cuzk.circuits.filecoin.porep_public import partition_public_inputs, replica_public_inputs
-from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, SIZE_NAMES
-from cuzk.circuits.filecoin.sdr import SdrGraph
+from cuzk.circuits.filecoin.porep import provable as porep_kind
+from cuzk.circuits.filecoin.porep.config import porep_config, porep_config_for
+from cuzk.circuits.filecoin.porep.public import partition_public_inputs, replica_public_inputs
+from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES, SIZE_NAMES
+from cuzk.circuits.filecoin.porep.sdr import SdrGraph
 from cuzk.errors import FormatError
-from cuzk.formats.filecoin.c1_output import decode_c1
-from cuzk.formats.filecoin.porep_request import check_sector, sample_request
+from cuzk.circuits.filecoin.porep.c1_output import decode_c1
+from cuzk.circuits.filecoin.porep.request import check_sector, sample_request
 
 from ..errors import UnknownCircuit
 from ..types import ProofKind, ProofRequest

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cuzk.circuits.filecoin import snap_kind
-from cuzk.circuits.filecoin.snap_circuit import counts
-from cuzk.circuits.filecoin.snap_config import snap_config, snap_config_for
-from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, SIZE_NAMES
+from cuzk.circuits.filecoin.snap import provable as snap_kind
+from cuzk.circuits.filecoin.snap.circuit import counts
+from cuzk.circuits.filecoin.snap.config import snap_config, snap_config_for
+from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES, SIZE_NAMES
 from cuzk.errors import FormatError
-from cuzk.formats.filecoin.snap_request import decode_update, sample_request
+from cuzk.circuits.filecoin.snap.request import decode_update, sample_request
 
 from ..errors import UnknownCircuit
 from ..types import ProofKind, ProofRequest

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cuzk.circuits.filecoin import provable
+from cuzk.circuits.filecoin import kinds as provable
 from cuzk.formats.bellperson import write_params, write_vk
 from cuzk.groth16 import setup
 
