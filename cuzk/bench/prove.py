@@ -54,7 +54,8 @@ from cuzk.groth16.setup import domain_size
 from cuzk.circuits.filecoin.porep import request as porep_request
 from cuzk.circuits.filecoin.post import request as post_request
 from cuzk.circuits.filecoin.snap import request as snap_request
-from cuzk.circuits.filecoin.porep.c1_output import decode_c1
+from cuzk.circuits.filecoin.porep.c1_read import decode_c1
+from cuzk.circuits.filecoin.porep.c1_verify import check_c1
 from cuzk.circuits.filecoin.post.vanilla_bincode import load_partition
 from cuzk.groth16.verifier import PreparedVerifyingKey, verify
 
@@ -85,6 +86,7 @@ def porep_partition(size: str, seed: int = 1):
     sectors, from a generated C1 output decoded as the daemon decodes Curio's."""
     cfg = porep_config_for(SECTOR_SIZES[size])
     c1 = decode_c1(porep_request.sample_request(cfg, seed)["vanilla_proof"])
+    check_c1(c1)
     w, _ = porep_kind.witness(cfg, c1.partitions[0])
     return porep_kind.compiled(cfg), w, f"{porep_kind.circuit_id(cfg)} partition 0 of {cfg.partitions}"
 

@@ -62,13 +62,15 @@ def check(args) -> int:
     from cuzk.circuits.filecoin.porep import provable as porep_kind
     from cuzk.circuits.filecoin.porep.unsatisfied import first_unsatisfied
     from cuzk.circuits.filecoin.porep.circuit import challenge_of_row
-    from cuzk.circuits.filecoin.porep.c1_output import decode_c1
+    from cuzk.circuits.filecoin.porep.c1_read import decode_c1
+    from cuzk.circuits.filecoin.porep.c1_verify import check_c1
     from cuzk.circuits.filecoin.porep.request import check_sector
 
     fields = _input_file(args.vanilla)
     out = sys.stdout.write
     t0 = time.perf_counter()
     c1 = decode_c1(fields["vanilla_proof"], registered_proof=fields.get("registered_proof") or None)
+    check_c1(c1)
     cfg = c1.config
     out(f"{c1.proof_name}: {cfg.partitions} partition(s) x {cfg.challenges} challenge(s), decoded and every "
         f"path, challenge, parent and label checked ({time.perf_counter() - t0:.1f} s)\n")

@@ -61,7 +61,7 @@ def statement(req: ProofRequest) -> list[list[int]]:
 
 
 def doc_number(doc: dict) -> int:
-    from cuzk.circuits.filecoin.porep.c1_output import API_NAMES
+    from cuzk.circuits.filecoin.porep.c1_layout import API_NAMES
 
     return {v: k for k, v in API_NAMES.items()}[doc["registered_proof"]]
 

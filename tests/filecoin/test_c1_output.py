@@ -1,4 +1,5 @@
-"""The PoRep C1 output Curio sends (cuzk.circuits.filecoin.porep.c1_output): byte-exact round trips, a sealed
+"""The PoRep C1 output Curio sends (cuzk.circuits.filecoin.porep.c1_layout,
+c1_read, c1_write, c1_verify): byte-exact round trips, a sealed
 2 KiB sector through encode -> decode -> the circuit, every tampering named, the layout against a
 hand-written fragment read off the Rust serde derives, and the large shapes (Sub / Top paths) from a
 sparse sealing (slow)."""
@@ -19,9 +20,10 @@ from cuzk.circuits.filecoin.porep.config import porep_config
 from cuzk.circuits.filecoin.porep.vanilla_gen import make_replica
 from cuzk.circuits.filecoin.porep.vanilla_proof import PorepPartitionProof
 from cuzk.circuits.filecoin.common.fr_bytes import fr, from_mont, random_fr, random_nodes, to_mont
-from cuzk.circuits.filecoin.porep.c1_output import (
-    API_NAMES, GO_ORDER, C1Output, _column_hashes, _labeling_parents, check_c1, decode_c1, encode_c1,
-)
+from cuzk.circuits.filecoin.porep.c1_layout import API_NAMES, GO_ORDER, C1Output, _column_hashes, _labeling_parents
+from cuzk.circuits.filecoin.porep.c1_read import decode_c1
+from cuzk.circuits.filecoin.porep.c1_verify import check_c1
+from cuzk.circuits.filecoin.porep.c1_write import encode_c1
 
 SEED = bytes(range(32))
 TICKET = bytes(range(100, 132))
@@ -189,7 +191,7 @@ def _set_number(doc: bytes, at: int, value: int) -> bytes:
 
 def _raises(doc: bytes, *words: str, **kw):
     with pytest.raises(ValueError) as e:
-        decode_c1(doc, **kw)
+        check_c1(decode_c1(doc, **kw))
     msg = str(e.value)
     for w in words:
         assert w in msg, msg

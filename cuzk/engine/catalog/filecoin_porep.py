@@ -25,7 +25,8 @@ from cuzk.circuits.filecoin.porep.public import partition_public_inputs, replica
 from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES, SIZE_NAMES
 from cuzk.circuits.filecoin.porep.sdr import SdrGraph
 from cuzk.errors import FormatError
-from cuzk.circuits.filecoin.porep.c1_output import decode_c1
+from cuzk.circuits.filecoin.porep.c1_read import decode_c1
+from cuzk.circuits.filecoin.porep.c1_verify import check_c1
 from cuzk.circuits.filecoin.porep.request import check_sector, sample_request
 
 from ..errors import UnknownCircuit
@@ -81,6 +82,7 @@ def make_spec(size: str, params_dir: Path) -> CircuitSpec:
     def parse(req: ProofRequest):
         named = request_config(req)
         c1 = decode_c1(vanilla_bytes(req, cid), registered_proof=int(req.registered_proof) or None)
+        check_c1(c1)
         cfg = c1.config
         if cfg.sector_size != base.sector_size:
             raise FormatError(f"{cid}: the C1 output is a {SIZE_NAMES[cfg.sector_size]} sector's ({c1.proof_name})")

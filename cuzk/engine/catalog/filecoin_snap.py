@@ -5,7 +5,7 @@ A SNAP_DEALS_UPDATE request carries `vanilla_proofs` (one bincode PartitionProof
 32-byte `comm_r_old`, `comm_r_new`, `comm_d_new`. The registered proof (else the sector size; a
 request naming neither is 0, the 2 KiB proof) picks the circuit, `snap-<size>` (snap-32GiB: sixteen
 partitions of 81,049,499 constraints). At submit every partition proof is decoded and checked as
-the verifier checks it (`formats.filecoin.snap_request.decode_update`): a bad one is refused then,
+the verifier checks it (`circuits.filecoin.snap.request.decode_update`): a bad one is refused then,
 in one line naming the partition, challenge and field, and never reaches a prover.
 
 Parameters are Filecoin's files by their Filecoin names in the parameter directory, as for PoSt and

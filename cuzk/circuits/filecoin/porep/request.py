@@ -18,7 +18,8 @@ from cuzk.circuits.filecoin.post.challenges import prover_id
 from .sdr import porep_id
 from cuzk.errors import ValidationError
 
-from .c1_output import C1Output, encode_c1
+from .c1_layout import C1Output
+from .c1_write import encode_c1
 
 PROOF_KIND = "POREP_SEAL_COMMIT"
 

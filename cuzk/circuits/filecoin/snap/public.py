@@ -4,7 +4,7 @@ filecoin-proofs api/update.rs takes comm_r_old, comm_r_new and comm_d_new (32 by
 elements: `as_safe_commitment`); h is the size's (`HSelect::from_nodes`: hs(nodes)[3]). Partition
 k's inputs are [k | h_select << log2(partitions), comm_r_old, comm_d_new, comm_r_new]
 (storage-proofs-update circuit.rs `PublicInputs::to_vec`); the proof holds one 192-byte Groth16
-proof per partition. The engine's requests (formats.filecoin.snap_request) take theirs from here.
+proof per partition. The engine's requests (snap.request) take theirs from here.
 """
 
 from __future__ import annotations
