@@ -1,7 +1,7 @@
 """Valid inputs for every parser, made by the project's own writers (and read
 from the circom/snarkjs fixtures where they exist), to seed the fuzzers.
 
-Everything is built in memory; `write_corpus` puts one parser's seeds in a
+Everything is built in memory; `targets.write_corpus` puts one parser's seeds in a
 folder for libFuzzer. Seeds are memoized per process: building the Groth16
 keys they come from takes about a second.
 """
@@ -269,16 +269,3 @@ def grpc_vk() -> list[bytes]:
 
     spec = SimpleNamespace(circuit_id="cube", num_partitions=1, proof_kind=0)
     return [convert.vk_to_proto(spec, groth16(c)[0].vk).SerializeToString() for c in ("bn254", "bls12_381")]
-
-
-def write_corpus(name: str, folder: Path, extra: bool = False) -> Path:
-    """Seeds of parser `name` as files in `folder` (created)."""
-    from .targets import TARGETS
-
-    folder.mkdir(parents=True, exist_ok=True)
-    seeds = list(TARGETS[name].seeds())
-    if extra and name == "r1cs":
-        seeds += fixture_r1cs()
-    for i, data in enumerate(seeds):
-        (folder / f"seed-{i}").write_bytes(data)
-    return folder

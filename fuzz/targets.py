@@ -246,3 +246,14 @@ def run_one(name: str, data: bytes) -> bool:
     except ACCEPTED:
         return False
     return True
+
+
+def write_corpus(name: str, folder: Path, extra: bool = False) -> Path:
+    """Seeds of parser `name` as files in `folder` (created)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    seeds = list(TARGETS[name].seeds())
+    if extra and name == "r1cs":
+        seeds += S.fixture_r1cs()
+    for i, data in enumerate(seeds):
+        (folder / f"seed-{i}").write_bytes(data)
+    return folder
