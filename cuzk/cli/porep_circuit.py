@@ -31,7 +31,7 @@ def config_of(sector_size: str | None):
 
 
 def info(args) -> int:
-    from cuzk.circuits.filecoin.porep.circuit import counts
+    from cuzk.circuits.filecoin.porep.stamped import counts
 
     t0 = time.perf_counter()
     cfg = config_of(args.sector_size or "32GiB")
@@ -61,7 +61,7 @@ def check(args) -> int:
     each partition's witness against the compiled circuit, naming the first failing constraint."""
     from cuzk.circuits.filecoin.porep import provable as porep_kind
     from cuzk.circuits.filecoin.porep.unsatisfied import first_unsatisfied
-    from cuzk.circuits.filecoin.porep.circuit import challenge_of_row
+    from cuzk.circuits.filecoin.porep.stamped import challenge_of_row
     from cuzk.circuits.filecoin.porep.c1_read import decode_c1
     from cuzk.circuits.filecoin.porep.c1_verify import check_c1
     from cuzk.circuits.filecoin.porep.request import check_sector

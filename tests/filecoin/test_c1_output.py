@@ -158,7 +158,7 @@ def test_round_trip_is_byte_exact(c1_2k):
 
 
 def test_decoded_arrays_are_the_generators_and_satisfy_the_circuit(c1_2k):
-    from cuzk.circuits.filecoin.porep import circuit as pc
+    from cuzk.circuits.filecoin.porep import stamped as ps
     from cuzk.circuits.filecoin.porep.unsatisfied import first_unsatisfied
 
     c1, rep, bare, env = c1_2k
@@ -174,7 +174,7 @@ def test_decoded_arrays_are_the_generators_and_satisfy_the_circuit(c1_2k):
     for k in ("comm_r", "comm_d", "replica_id"):
         assert np.array_equal(getattr(d, k), getattr(rep, k))
     assert bytes(d.seed) == SEED and bytes(d.ticket) == TICKET
-    assert first_unsatisfied(c1.config, pc.PorepInputs.from_proof(got), got.public_inputs(), challenges=[0]) is None
+    assert first_unsatisfied(c1.config, ps.PorepInputs.from_proof(got), got.public_inputs(), challenges=[0]) is None
 
 
 # ---------------------------------------------------------------- tampering

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from cuzk.circuits.filecoin.porep import circuit as porep_circuit
+from cuzk.circuits.filecoin.porep import stamped as porep_circuit
 from cuzk.circuits.filecoin.porep import provable as porep_kind
 from cuzk.circuits.filecoin.porep.config import porep_config_for
 from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES

@@ -11,7 +11,7 @@ import pytest
 
 from cuzk.circuits.filecoin.porep.challenges import interactive_challenges, public_inputs
 from cuzk.circuits.filecoin.porep.unsatisfied import first_unsatisfied
-from cuzk.circuits.filecoin.porep.circuit import PorepInputs
+from cuzk.circuits.filecoin.porep.stamped import PorepInputs
 from cuzk.circuits.filecoin.porep.config import porep_config_for
 from cuzk.circuits.filecoin.porep.sparse_gen import (
     SparseTree, compute_columns, generate_replica_id, make_sector_proofs, sha_level,

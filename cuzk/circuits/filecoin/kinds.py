@@ -4,7 +4,7 @@ SnapConfig a SnapDeals one)."""
 
 from __future__ import annotations
 
-from .porep import circuit as porep_circuit
+from .porep import stamped as porep_circuit
 from .porep import provable as porep_kind
 from .post import circuit as post_circuit
 from .post import provable as post_kind

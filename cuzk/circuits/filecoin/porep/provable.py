@@ -15,7 +15,7 @@ import numpy as np
 from cuzk.errors import FormatError
 
 from cuzk.circuits.filecoin.common import partition_cache
-from . import circuit as porep_circuit
+from . import stamped as porep_circuit
 from .config import PorepConfig, porep_config_for
 from cuzk.circuits.filecoin.common.registered_proofs import SIZE_NAMES
 

@@ -1,6 +1,6 @@
 """Does a PoRep partition's vanilla proof satisfy the circuit for the public inputs a verifier derives?
 
-The proof's challenges go into the gadget-level circuit (`porep_circuit.challenge`, in a TestCS
+The proof's challenges go into the gadget-level circuit (`circuit.challenge`, in a TestCS
 that names each constraint) one at a time, after the header, against public inputs built
 independently of the proof (replica_id, comm_d and comm_r as the chain knows them, challenges
 and parents derived from the seed and the graph); the first unsatisfied constraint is named.
@@ -15,7 +15,8 @@ from cuzk.r1cs import TestCS, check_satisfied
 
 from cuzk.circuits.filecoin.common.fr_bytes import CURVE
 from .challenges import PER_CHALLENGE_INPUTS
-from .circuit import PorepInputs, synthesize_gadgets
+from .circuit import synthesize_gadgets
+from .stamped import PorepInputs
 from .config import PorepConfig
 
 
