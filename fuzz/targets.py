@@ -159,11 +159,11 @@ def config(data: bytes):
 def _registry():
     """The built-in circuits (Filecoin's PoSt, PoRep and SnapDeals at 2 KiB) and the synthetic one, as
     the daemon registers them."""
-    from cuzk.engine.catalog import filecoin_porep, filecoin_post, filecoin_snap, synthetic
+    from cuzk.engine.catalog import filecoin_post, filecoin_sector, synthetic
     from cuzk.engine.catalog.registry import CircuitRegistry
 
     reg = CircuitRegistry()
-    for catalog in (filecoin_post, filecoin_porep, filecoin_snap):
+    for catalog in (filecoin_post, filecoin_sector):
         catalog.register(reg, _scratch() / "params", sizes=("2KiB",))
     synthetic.register(reg, _scratch() / "params")
     return reg
@@ -220,8 +220,9 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("config", config, S.config, ("cuzk.engine.config", "cuzk.engine.resources.memory")),
     Target("grpc_request", grpc_request, S.grpc_request, ("cuzk.server.convert", "cuzk.engine.catalog.registry",
                                                           "cuzk.engine.catalog.filecoin_post",
-                                                          "cuzk.engine.catalog.filecoin_porep",
-                                                          "cuzk.engine.catalog.filecoin_snap", "cuzk.engine.types")),
+                                                          "cuzk.engine.catalog.filecoin_sector",
+                                                          "cuzk.circuits.filecoin.porep.provable",
+                                                          "cuzk.circuits.filecoin.snap.provable", "cuzk.engine.types")),
     Target("aggregate_proof", _aggregate.aggregate_proof, _aggregate.seeds,
            ("cuzk.aggregate.proof_format", "cuzk.aggregate.gt", "cuzk.aggregate.encoding")),
     Target("grpc_vk", grpc_vk, S.grpc_vk, ("cuzk.server.convert", "cuzk.groth16.verifier") + _CURVE),

@@ -95,10 +95,11 @@ def test_non_interactive_porep_is_refused(make_engine, tmp_path):
 def test_partition_witness_satisfies_the_circuit():
     """The engine's view of a 2 KiB request: the witness of its one partition satisfies the compiled
     circuit (SpMV) and its public inputs are the ones a verifier derives."""
-    from cuzk.engine.catalog.filecoin_porep import make_spec
+    from cuzk.circuits.filecoin.porep import provable as porep
+    from cuzk.engine.catalog.filecoin_sector import make_spec
 
     req = request(5)
-    witness_satisfies_the_circuit(make_spec("2KiB", "/nonexistent"), req, statement(req))
+    witness_satisfies_the_circuit(make_spec(porep, "2KiB", "/nonexistent"), req, statement(req))
 
 
 test_curio_request_proves_and_verifies_cpu, test_curio_request_proves_and_verifies_gpu = proving_tests(
