@@ -1,4 +1,4 @@
-"""Fuzz target and seeds of the PoRep C1 output reader (cuzk.formats.filecoin.c1_output), to be
+"""Fuzz target and seeds of the PoRep C1 output reader (cuzk.circuits.filecoin.porep.c1_read, c1_verify), to be
 registered in fuzz/targets.py."""
 
 from __future__ import annotations
@@ -14,9 +14,12 @@ def c1_output(data: bytes):
     """A `vanilla_proof` of a PoRep C2 request as the daemon takes it: Curio's envelope (or a bare
     SealCommitPhase1Output), decoded, checked (check_c1), re-encoded, and partition 0's public
     inputs derived. Our error (FormatError / ValidationError) or a result."""
-    from cuzk.formats.filecoin.c1_output import decode_c1, encode_c1
+    from cuzk.circuits.filecoin.porep.c1_read import decode_c1
+    from cuzk.circuits.filecoin.porep.c1_verify import check_c1
+    from cuzk.circuits.filecoin.porep.c1_write import encode_c1
 
     c1 = decode_c1(data)
+    check_c1(c1)
     return encode_c1(c1), c1.partitions[0].public_inputs()[:8]
 
 
@@ -28,9 +31,10 @@ def seeds() -> list[bytes]:
 
     import numpy as np
 
-    from cuzk.circuits.filecoin.porep_config import porep_config
-    from cuzk.circuits.filecoin.porep_vanilla_gen import make_replica
-    from cuzk.formats.filecoin.c1_output import GO_ORDER, C1Output, encode_c1
+    from cuzk.circuits.filecoin.porep.config import porep_config
+    from cuzk.circuits.filecoin.porep.vanilla_gen import make_replica
+    from cuzk.circuits.filecoin.porep.c1_layout import GO_ORDER, C1Output
+    from cuzk.circuits.filecoin.porep.c1_write import encode_c1
 
     cfg = porep_config(SEAL_PROOF)
     rep = make_replica(cfg, 11)

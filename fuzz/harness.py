@@ -55,8 +55,7 @@ def _instrument_module(atheris, module) -> int:
 def main(name: str) -> None:
     import atheris
 
-    from fuzz.seeds import write_corpus
-    from fuzz.targets import ACCEPTED, TARGETS
+    from fuzz.targets import ACCEPTED, TARGETS, write_corpus
 
     target = TARGETS[name]
     seeds = target.seeds()

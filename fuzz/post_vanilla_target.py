@@ -1,5 +1,5 @@
 """Fuzz target and seeds of the Filecoin PoSt vanilla-proof reader
-(cuzk.formats.filecoin.post_vanilla), registered in fuzz/targets.py."""
+(cuzk.circuits.filecoin.post.vanilla_bincode), registered in fuzz/targets.py."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ def post_vanilla(data: bytes):
     """One `vanilla_proofs` entry as the daemon takes it for each registered proof above:
     decoded, checked against the challenges of RANDOMNESS, public inputs derived, and for
     the small sizes arranged into the circuit's slots. Our error if no reading succeeds."""
-    from cuzk.circuits.filecoin.post_challenges import public_inputs
-    from cuzk.circuits.filecoin.registered_proofs import post_config
-    from cuzk.formats.filecoin import post_vanilla as pv
+    from cuzk.circuits.filecoin.post.challenges import public_inputs
+    from cuzk.circuits.filecoin.common.registered_proofs import post_config
+    from cuzk.circuits.filecoin.post import vanilla_bincode as pv
 
     def read(number) -> list:
         cfg = post_config(number)
@@ -48,9 +48,9 @@ def post_vanilla(data: bytes):
 def seeds() -> list[bytes]:
     """The real 32 GiB proof when the shared fixtures are present, and generated proofs of
     the 2 KiB window and winning and the 64 GiB window shapes."""
-    from cuzk.circuits.filecoin.post_vanilla_gen import make_sector_proof
-    from cuzk.circuits.filecoin.registered_proofs import post_config
-    from cuzk.formats.filecoin.post_vanilla import encode_sector_proof
+    from cuzk.circuits.filecoin.post.vanilla_gen import make_sector_proof
+    from cuzk.circuits.filecoin.common.registered_proofs import post_config
+    from cuzk.circuits.filecoin.post.vanilla_bincode import encode_sector_proof
 
     out = [FIXTURE.read_bytes()] if FIXTURE.is_file() else []
     for number, sector in ((10, 5), (0, 6), (14, 7)):

@@ -1,7 +1,7 @@
 """Valid inputs for every parser, made by the project's own writers (and read
 from the circom/snarkjs fixtures where they exist), to seed the fuzzers.
 
-Everything is built in memory; `write_corpus` puts one parser's seeds in a
+Everything is built in memory; `targets.write_corpus` puts one parser's seeds in a
 folder for libFuzzer. Seeds are memoized per process: building the Groth16
 keys they come from takes about a second.
 """
@@ -23,7 +23,7 @@ FIXTURE_DIRS = sorted(d for d in FIXTURES.glob("*/*") if d.is_dir()) if FIXTURES
 def groth16(curve: str):
     """(proving key, proof, public inputs) of the cube circuit on `curve`, made by cuzk."""
     from cuzk.backend import get_backend
-    from cuzk.circuits.cube import cube_circuit
+    from cuzk.circuits.textbook_cubic import cube_circuit
     from cuzk.groth16 import prover, setup
     from cuzk.r1cs import RecordingCS, WitnessCS
     from cuzk.r1cs.evaluation import evaluate
@@ -241,11 +241,12 @@ def config() -> list[bytes]:
 def grpc_request() -> list[bytes]:
     from cuzk.proto import proving_pb2 as pb
 
-    from cuzk.circuits.filecoin.porep_config import porep_config
-    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
-    from cuzk.circuits.filecoin.snap_config import snap_config
-    from cuzk.formats.filecoin import porep_request, snap_request
-    from cuzk.formats.filecoin.post_request import sample_request
+    from cuzk.circuits.filecoin.porep.config import porep_config
+    from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES, post_config_for
+    from cuzk.circuits.filecoin.snap.config import snap_config
+    from cuzk.circuits.filecoin.porep import request as porep_request
+    from cuzk.circuits.filecoin.snap import request as snap_request
+    from cuzk.circuits.filecoin.post.request import sample_request
 
     # as Curio sends them: WinningPoSt, SnapDeals (StackedDrg2KiBV1), PoRep (StackedDrg2KiBV1_1)
     winning = sample_request(post_config_for("winning", SECTOR_SIZES["2KiB"]), 1)
@@ -268,16 +269,3 @@ def grpc_vk() -> list[bytes]:
 
     spec = SimpleNamespace(circuit_id="cube", num_partitions=1, proof_kind=0)
     return [convert.vk_to_proto(spec, groth16(c)[0].vk).SerializeToString() for c in ("bn254", "bls12_381")]
-
-
-def write_corpus(name: str, folder: Path, extra: bool = False) -> Path:
-    """Seeds of parser `name` as files in `folder` (created)."""
-    from .targets import TARGETS
-
-    folder.mkdir(parents=True, exist_ok=True)
-    seeds = list(TARGETS[name].seeds())
-    if extra and name == "r1cs":
-        seeds += fixture_r1cs()
-    for i, data in enumerate(seeds):
-        (folder / f"seed-{i}").write_bytes(data)
-    return folder

@@ -1,5 +1,5 @@
 """Fuzz target and seeds of the Filecoin SnapDeals vanilla-proof reader
-(cuzk.formats.filecoin.snap_vanilla); its Target(...) line belongs in fuzz/targets.py."""
+(cuzk.circuits.filecoin.snap.vanilla_bincode); its Target(...) line belongs in fuzz/targets.py."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ SEED = 1
 
 @functools.lru_cache(maxsize=None)
 def _sectors():
-    from cuzk.circuits.filecoin.snap_config import snap_config_for
-    from cuzk.circuits.filecoin.snap_vanilla_gen import make_sector
+    from cuzk.circuits.filecoin.snap.config import snap_config_for
+    from cuzk.circuits.filecoin.snap.vanilla_gen import make_sector
 
     return {size: make_sector(snap_config_for(size), seed=SEED) for size in SIZES}
 
@@ -25,7 +25,7 @@ def snap_vanilla(data: bytes):
     """One `vanilla_proofs` entry as the daemon takes it, for each shape above and each of its
     partitions: decoded (every path hashed to its root), then checked against the seed sector's
     public values (challenges, comm_r, encoding, apex leaves). Our error if no reading succeeds."""
-    from cuzk.formats.filecoin import snap_vanilla as sv
+    from cuzk.circuits.filecoin.snap import vanilla_bincode as sv
 
     def read(way):
         size, sec, k = way
@@ -41,7 +41,7 @@ def snap_vanilla(data: bytes):
 @functools.lru_cache(maxsize=None)
 def seeds() -> list[bytes]:
     """Every partition proof of the seed sectors."""
-    from cuzk.formats.filecoin.snap_vanilla import encode_partition_proof
+    from cuzk.circuits.filecoin.snap.vanilla_bincode import encode_partition_proof
 
     return [encode_partition_proof(sec.partition_proof(k), sec.cfg)
             for sec in _sectors().values() for k in range(sec.cfg.partitions)]

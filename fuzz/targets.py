@@ -159,11 +159,11 @@ def config(data: bytes):
 def _registry():
     """The built-in circuits (Filecoin's PoSt, PoRep and SnapDeals at 2 KiB) and the synthetic one, as
     the daemon registers them."""
-    from cuzk.engine.catalog import filecoin_porep, filecoin_post, filecoin_snap, synthetic
+    from cuzk.engine.catalog import filecoin_post, filecoin_sector, synthetic
     from cuzk.engine.catalog.registry import CircuitRegistry
 
     reg = CircuitRegistry()
-    for catalog in (filecoin_post, filecoin_porep, filecoin_snap):
+    for catalog in (filecoin_post, filecoin_sector):
         catalog.register(reg, _scratch() / "params", sizes=("2KiB",))
     synthetic.register(reg, _scratch() / "params")
     return reg
@@ -220,21 +220,23 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("config", config, S.config, ("cuzk.engine.config", "cuzk.engine.resources.memory")),
     Target("grpc_request", grpc_request, S.grpc_request, ("cuzk.server.convert", "cuzk.engine.catalog.registry",
                                                           "cuzk.engine.catalog.filecoin_post",
-                                                          "cuzk.engine.catalog.filecoin_porep",
-                                                          "cuzk.engine.catalog.filecoin_snap", "cuzk.engine.types")),
+                                                          "cuzk.engine.catalog.filecoin_sector",
+                                                          "cuzk.circuits.filecoin.porep.provable",
+                                                          "cuzk.circuits.filecoin.snap.provable", "cuzk.engine.types")),
     Target("aggregate_proof", _aggregate.aggregate_proof, _aggregate.seeds,
            ("cuzk.aggregate.proof_format", "cuzk.aggregate.gt", "cuzk.aggregate.encoding")),
     Target("grpc_vk", grpc_vk, S.grpc_vk, ("cuzk.server.convert", "cuzk.groth16.verifier") + _CURVE),
     Target("post_vanilla", _post_vanilla.post_vanilla, _post_vanilla.seeds,
-           ("cuzk.formats.filecoin.post_vanilla", "cuzk.formats.filecoin.bincode",
-            "cuzk.circuits.filecoin.post_partition", "cuzk.circuits.filecoin.post_challenges",
-            "cuzk.circuits.filecoin.sector_proof")),
+           ("cuzk.circuits.filecoin.post.vanilla_bincode", "cuzk.codec.bincode",
+            "cuzk.circuits.filecoin.post.partition", "cuzk.circuits.filecoin.post.challenges",
+            "cuzk.circuits.filecoin.post.vanilla_proof")),
     Target("c1_output", _c1_output.c1_output, _c1_output.seeds,
-           ("cuzk.formats.filecoin.c1_output", "cuzk.circuits.filecoin.porep_challenges",
-            "cuzk.circuits.filecoin.tree_r_last")),
+           ("cuzk.circuits.filecoin.porep.c1_read", "cuzk.circuits.filecoin.porep.c1_layout",
+            "cuzk.circuits.filecoin.porep.c1_verify", "cuzk.codec.json_reader",
+            "cuzk.circuits.filecoin.porep.challenges", "cuzk.circuits.filecoin.common.tree_r_last")),
     Target("snap_vanilla", _snap_vanilla.snap_vanilla, _snap_vanilla.seeds,
-           ("cuzk.formats.filecoin.snap_vanilla", "cuzk.formats.filecoin.bincode",
-            "cuzk.circuits.filecoin.snap_circuit", "cuzk.circuits.filecoin.snap_proof")),
+           ("cuzk.circuits.filecoin.snap.vanilla_bincode", "cuzk.codec.bincode",
+            "cuzk.circuits.filecoin.snap.circuit", "cuzk.circuits.filecoin.snap.vanilla_proof")),
 )}
 
 
@@ -245,3 +247,14 @@ def run_one(name: str, data: bytes) -> bool:
     except ACCEPTED:
         return False
     return True
+
+
+def write_corpus(name: str, folder: Path, extra: bool = False) -> Path:
+    """Seeds of parser `name` as files in `folder` (created)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    seeds = list(TARGETS[name].seeds())
+    if extra and name == "r1cs":
+        seeds += S.fixture_r1cs()
+    for i, data in enumerate(seeds):
+        (folder / f"seed-{i}").write_bytes(data)
+    return folder

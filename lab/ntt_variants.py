@@ -4,8 +4,8 @@ the first setting's. Beside each single-call time (CUDA events around one
 call of ntt.ntt): the host's time to launch one call, and
 the device time per call of 10 calls queued back to back (the launches
 hidden, as in a prover that runs ahead of the GPU). Last, per size, the same
-single-call time through CudaBackend.ntt, as `bench kernels` takes it (in
-session 18 that was 0.03-0.09 ms slower at 2^20-2^22). A tuning tool for
+single-call time through CudaBackend.ntt, as `bench kernels` takes it (at
+94183f0 that was 0.03-0.09 ms slower at 2^20-2^22). A tuning tool for
 cuzk.backend.cuda.ntt (whose MAX_STAGES and TILE it sets), run on the device
 machine by lab/device/ab.sh (NTT_PLANS).
 

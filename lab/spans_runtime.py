@@ -1,4 +1,4 @@
-"""Study (session 29): do kernels on threads (cuzk.field.threads.run_spans over serial nogil kernels) run as
+"""Study: do kernels on threads (cuzk.field.threads.run_spans over serial nogil kernels) run as
 fast as the `parallel=True` kernels they replaced? Times a few passes of each kind at sizes where all
 threads work, through public APIs only, so the same script runs on any tree:
 

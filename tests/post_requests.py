@@ -22,9 +22,9 @@ for _d in ("filecoin", "engine"):
 from groth16_oracle import PROOF_BYTES, R, read_vk, verify_job, verify_one  # noqa: E402
 from post_oracle import post_public_inputs  # noqa: E402
 
-from cuzk.circuits.filecoin import post_kind  # noqa: E402
-from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for  # noqa: E402
-from cuzk.formats.filecoin.post_request import sample_request  # noqa: E402
+from cuzk.circuits.filecoin.post import provable as post_kind
+from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES, post_config_for
+from cuzk.circuits.filecoin.post.request import sample_request
 
 CIRCUITS = {"window": "window-post-2KiB", "winning": "winning-post-2KiB"}
 KIND_OF = {cid: kind for kind, cid in CIRCUITS.items()}

@@ -21,7 +21,7 @@ import numpy as np
 
 from cuzk.aggregate import proof_format, prover, srs, transcript, verifier
 from cuzk.backend import get_backend
-from cuzk.circuits.cube import cube_circuit
+from cuzk.circuits.textbook_cubic import cube_circuit
 from cuzk.curve import get_curve
 from cuzk.groth16 import prover as gprover
 from cuzk.groth16 import setup

@@ -15,10 +15,10 @@ import fcntl
 import time
 from pathlib import Path
 
-from cuzk.circuits.filecoin import provable
-from cuzk.circuits.filecoin.porep_config import porep_config_for
-from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
-from cuzk.circuits.filecoin.snap_config import snap_config_for
+from cuzk.circuits.filecoin import kinds as provable
+from cuzk.circuits.filecoin.porep.config import porep_config_for
+from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES, post_config_for
+from cuzk.circuits.filecoin.snap.config import snap_config_for
 from cuzk.engine.catalog.filecoin_post import PROOF_KINDS
 from cuzk.engine.params import filecoin_test
 

@@ -18,9 +18,9 @@ import time
 
 import numpy as np
 
-from cuzk.circuits.filecoin import provable
+from cuzk.circuits.filecoin import kinds as provable
 from cuzk.engine.types import ProofRequest
-from cuzk.formats.filecoin.post_request import sample_request
+from cuzk.circuits.filecoin.post.request import sample_request
 from cuzk.r1cs.witness_phases import collect
 
 from .circuit_inputs import resolve

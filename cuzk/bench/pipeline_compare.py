@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from cuzk.backend import cuda_unavailable_reason
-from cuzk.circuits.filecoin.provable import counts
+from cuzk.circuits.filecoin.kinds import counts
 from cuzk.engine.resources.memory import system_memory_bytes
 from cuzk.server.local_daemon import LocalDaemon
 from cuzk.user_dirs import cache_dir

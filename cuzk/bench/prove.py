@@ -39,17 +39,24 @@ import numpy as np
 from cuzk.backend import get_backend
 from cuzk.backend.cpu import CpuBackend
 from cuzk.backend.memory_plan import MemoryBudgetError
-from cuzk.circuits.filecoin import porep_kind, post_circuit, post_kind, provable, snap_kind
-from cuzk.circuits.filecoin.porep_config import porep_config_for
-from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
-from cuzk.circuits.filecoin.snap_config import snap_config_for
+from cuzk.circuits.filecoin.porep import provable as porep_kind
+from cuzk.circuits.filecoin.post import circuit as post_circuit
+from cuzk.circuits.filecoin.post import provable as post_kind
+from cuzk.circuits.filecoin import kinds as provable
+from cuzk.circuits.filecoin.snap import provable as snap_kind
+from cuzk.circuits.filecoin.porep.config import porep_config_for
+from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES, post_config_for
+from cuzk.circuits.filecoin.snap.config import snap_config_for
 from cuzk.curve import get_curve
 from cuzk.groth16 import prover, setup
 from cuzk.groth16.keys import H_BELLPERSON, ProvingKey, VerifyingKey, density_vars
 from cuzk.groth16.setup import domain_size
-from cuzk.formats.filecoin import porep_request, post_request, snap_request
-from cuzk.formats.filecoin.c1_output import decode_c1
-from cuzk.formats.filecoin.post_vanilla import load_partition
+from cuzk.circuits.filecoin.porep import request as porep_request
+from cuzk.circuits.filecoin.post import request as post_request
+from cuzk.circuits.filecoin.snap import request as snap_request
+from cuzk.circuits.filecoin.porep.c1_read import decode_c1
+from cuzk.circuits.filecoin.porep.c1_verify import check_c1
+from cuzk.circuits.filecoin.post.vanilla_bincode import load_partition
 from cuzk.groth16.verifier import PreparedVerifyingKey, verify
 
 from .synth import sha256_case
@@ -79,6 +86,7 @@ def porep_partition(size: str, seed: int = 1):
     sectors, from a generated C1 output decoded as the daemon decodes Curio's."""
     cfg = porep_config_for(SECTOR_SIZES[size])
     c1 = decode_c1(porep_request.sample_request(cfg, seed)["vanilla_proof"])
+    check_c1(c1)
     w, _ = porep_kind.witness(cfg, c1.partitions[0])
     return porep_kind.compiled(cfg), w, f"{porep_kind.circuit_id(cfg)} partition 0 of {cfg.partitions}"
 

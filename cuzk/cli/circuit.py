@@ -12,8 +12,8 @@ info prints the curve, counts and nonzeros; with a witness it checks it:
 exit 0 when satisfied, 1 when not (naming the first failing constraint),
 and prints the fractions of 0, 1 and other values in the aux assignment.
 
---kind K is Filecoin's circuit (cuzk.circuits.filecoin; post_circuit.py, porep_circuit.py and
-snap_circuit.py here), sized by --sector-size: info answers from its gadgets' sizes without
+--kind K is Filecoin's circuit (cuzk.circuits.filecoin; post_circuit.py and sector_circuit.py
+here), sized by --sector-size: info answers from its gadgets' sizes without
 building it (32 GiB in seconds) beside the counts rust-fil-proofs publishes; check decodes vanilla
 proofs as Curio sends them and checks them against the circuit; compile builds it into the cache
 (and --out).
@@ -168,10 +168,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def _kind_module(kind: str):
     """This CLI's module for Filecoin's circuit `kind` (info, check, config_of)."""
-    if kind == "porep":
-        from . import porep_circuit as module
-    elif kind == "snap":
-        from . import snap_circuit as module
+    if kind in ("porep", "snap"):
+        from . import sector_circuit as module
     else:
         from . import post_circuit as module
     return module
@@ -227,10 +225,13 @@ def cmd_compile(args: argparse.Namespace) -> int:
 def _compile_kind(args: argparse.Namespace) -> int:
     from cuzk.r1cs import save_compiled
 
-    from cuzk.circuits.filecoin import porep_kind, post_kind, provable, snap_kind
+    from cuzk.circuits.filecoin.porep import provable as porep_kind
+    from cuzk.circuits.filecoin.post import provable as post_kind
+    from cuzk.circuits.filecoin import kinds as provable
+    from cuzk.circuits.filecoin.snap import provable as snap_kind
 
     module, size = _kind_module(args.kind), args.sector_size or "2KiB"
-    cfg = module.config_of(args.kind, size) if args.kind in FILECOIN_KINDS else module.config_of(size)
+    cfg = module.config_of(args.kind, size)
     kind = {"porep": porep_kind, "snap": snap_kind}.get(args.kind, post_kind)
     name, path = provable.circuit_id(cfg), kind.cache_path(cfg)
     build = lambda: provable.compiled(cfg)  # noqa: E731

@@ -37,7 +37,7 @@ def counts(title: str, n, lines, stem: str, published, t0: float) -> int:
 def sector_config(sector_size: str | None, config_for, allowed=None):
     """config_for(bytes) of a --sector-size name (among `allowed` byte sizes when given); CuzkError
     naming the choices otherwise."""
-    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES  # start-up: as the commands' imports
+    from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES
 
     sizes = {k: v for k, v in SECTOR_SIZES.items() if allowed is None or v in allowed}
     if sector_size not in sizes:

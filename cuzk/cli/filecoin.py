@@ -117,7 +117,7 @@ def cmd_sha254(args) -> int:
 
 
 def _sector_size(text: str) -> int:
-    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
+    from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES
 
     if text in SECTOR_SIZES:
         return SECTOR_SIZES[text]
@@ -127,8 +127,8 @@ def _sector_size(text: str) -> int:
 
 
 def cmd_parents(args) -> int:
-    from cuzk.circuits.filecoin.registered_proofs import seal_proof
-    from cuzk.circuits.filecoin.sdr import SdrGraph
+    from cuzk.circuits.filecoin.common.registered_proofs import seal_proof
+    from cuzk.circuits.filecoin.porep.sdr import SdrGraph
 
     if (args.porep_id is None) == (args.registered_proof is None):
         raise CuzkError("parents: give exactly one of --porep-id and --registered-proof")

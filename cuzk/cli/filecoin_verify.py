@@ -140,7 +140,7 @@ def hex32(text: str, option: str) -> bytes:
 
 def commitment(text: str, option: str, sealed: bool) -> bytes:
     """A commitment as hex or as its CID (bagboea4... sealed, baga6ea4... unsealed)."""
-    from cuzk.formats.filecoin.cid import SEALED, UNSEALED, commitment_from_cid
+    from cuzk.codec.cid import SEALED, UNSEALED, commitment_from_cid
 
     t = text.strip()
     if t.startswith("b") and not re.fullmatch(r"(0x)?[0-9a-fA-F]{64}", t):
@@ -150,7 +150,7 @@ def commitment(text: str, option: str, sealed: bool) -> bytes:
 
 def prover_id(text: str) -> bytes:
     """--prover-id: 32 bytes of hex, or a miner's ID address f0N / t0N (its LEB128 payload, zero padded)."""
-    from cuzk.circuits.filecoin.post_challenges import prover_id as from_miner
+    from cuzk.circuits.filecoin.post.challenges import prover_id as from_miner
 
     m = re.fullmatch(r"[ft]0(\d+)", text.strip())
     return from_miner(int(m.group(1))) if m else hex32(text, "--prover-id")
@@ -164,7 +164,7 @@ def u64(text: str, option: str) -> int:
 
 
 def sector_size(text: str) -> int:
-    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
+    from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES
 
     if text in SECTOR_SIZES:
         return SECTOR_SIZES[text]
@@ -211,7 +211,7 @@ def verifying_key(args, stem: str):
 
 
 def _verdict(vk, proof_path, inputs) -> int:
-    from cuzk.circuits.filecoin.partition_proofs import check_partitions
+    from cuzk.cli.partition_proofs import check_partitions
 
     verdict = check_partitions(vk, Path(proof_path).read_bytes(), inputs, what=f"--proof {proof_path}")
     if verdict.ok:
@@ -226,9 +226,9 @@ def _verdict(vk, proof_path, inputs) -> int:
 
 def _porep_config(args):
     """(PorepConfig, SdrGraph) the options name."""
-    from cuzk.circuits.filecoin.porep_config import porep_config, porep_config_for
-    from cuzk.circuits.filecoin.registered_proofs import SEAL_PROOFS
-    from cuzk.circuits.filecoin.sdr import SdrGraph
+    from cuzk.circuits.filecoin.porep.config import porep_config, porep_config_for
+    from cuzk.circuits.filecoin.common.registered_proofs import SEAL_PROOFS
+    from cuzk.circuits.filecoin.porep.sdr import SdrGraph
 
     _one_of_proof_or_size(args)
     if args.registered_proof is not None:
@@ -259,7 +259,7 @@ def _porep_config(args):
 
 
 def cmd_porep(args) -> int:
-    from cuzk.circuits.filecoin.porep_public import seal_public_inputs
+    from cuzk.circuits.filecoin.porep.public import seal_public_inputs
 
     cfg, graph = _porep_config(args)
     inputs = seal_public_inputs(
@@ -271,7 +271,7 @@ def cmd_porep(args) -> int:
 
 
 def _post_config(args):
-    from cuzk.circuits.filecoin.registered_proofs import POST_PROOFS, post_config, post_config_for
+    from cuzk.circuits.filecoin.common.registered_proofs import POST_PROOFS, post_config, post_config_for
 
     kind = args.post_kind
     _one_of_proof_or_size(args)
@@ -299,10 +299,10 @@ def _sectors(texts: list[str]):
 def cmd_post(args) -> int:
     import numpy as np
 
-    from cuzk.circuits.filecoin import post_kind
-    from cuzk.circuits.filecoin.post_challenges import as_randomness
-    from cuzk.circuits.filecoin.post_public import window_post_public_inputs, winning_post_public_inputs
-    from cuzk.circuits.filecoin.sector_proof import non_canonical_rows
+    from cuzk.circuits.filecoin.post import provable as post_kind
+    from cuzk.circuits.filecoin.post.challenges import as_randomness
+    from cuzk.circuits.filecoin.post.public import window_post_public_inputs, winning_post_public_inputs
+    from cuzk.circuits.filecoin.post.vanilla_proof import non_canonical_rows
 
     cfg = _post_config(args)
     pid = prover_id(args.prover_id)
@@ -315,7 +315,7 @@ def cmd_post(args) -> int:
 
 
 def _snap_config(args):
-    from cuzk.circuits.filecoin.snap_config import SNAP_PROOFS, snap_config, snap_config_for
+    from cuzk.circuits.filecoin.snap.config import SNAP_PROOFS, snap_config, snap_config_for
 
     _one_of_proof_or_size(args)
     if args.registered_proof is not None:
@@ -327,7 +327,7 @@ def _snap_config(args):
 
 
 def cmd_snap(args) -> int:
-    from cuzk.circuits.filecoin.snap_public import update_public_inputs
+    from cuzk.circuits.filecoin.snap.public import update_public_inputs
 
     cfg = _snap_config(args)
     inputs = update_public_inputs(cfg, commitment(args.comm_r_old, "--comm-r-old", sealed=True),

@@ -37,7 +37,7 @@ PUBLISHED = {("winning", 32 << 30): (370_590, 133, "rust-fil-proofs PR #1325 (ci
 
 
 def config_of(kind: str, sector_size: str | None):
-    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
+    from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES, post_config_for
 
     if sector_size not in SECTOR_SIZES:
         raise CuzkError(f"--sector-size: expected one of {', '.join(SECTOR_SIZES)}, got {sector_size!r}")
@@ -45,8 +45,8 @@ def config_of(kind: str, sector_size: str | None):
 
 
 def info(args) -> int:
-    from cuzk.circuits.filecoin import post_kind
-    from cuzk.circuits.filecoin.post_circuit import counts
+    from cuzk.circuits.filecoin.post import provable as post_kind
+    from cuzk.circuits.filecoin.post.circuit import counts
 
     t0 = time.perf_counter()
     cfg = config_of(args.kind, args.sector_size or "32GiB")
@@ -60,7 +60,7 @@ def info(args) -> int:
 
 def _public_file(path: str) -> dict:
     """lotus/Curio's WindowPoStVerifyInfo JSON -> randomness, registered proof, sectors, prover."""
-    from cuzk.formats.filecoin.cid import commitment_from_cid
+    from cuzk.codec.cid import commitment_from_cid
 
     try:
         obj = json.loads(circuit_report.read_file(path, "--public"))
@@ -78,12 +78,12 @@ def _public_file(path: str) -> dict:
 
 
 def check(args) -> int:
-    from cuzk.circuits.filecoin.post_challenges import public_inputs
-    from cuzk.circuits.filecoin.post_check import distinct_slots, first_unsatisfied
-    from cuzk.circuits.filecoin.post_partition import partition_slots
-    from cuzk.circuits.filecoin.registered_proofs import post_config
+    from cuzk.circuits.filecoin.post.challenges import public_inputs
+    from cuzk.circuits.filecoin.post.unsatisfied import distinct_slots, first_unsatisfied
+    from cuzk.circuits.filecoin.post.partition import partition_slots
+    from cuzk.circuits.filecoin.common.registered_proofs import post_config
     from cuzk.formats.filecoin.request_json import from_json
-    from cuzk.formats.filecoin.post_vanilla import decode_sector_proofs
+    from cuzk.circuits.filecoin.post.vanilla_bincode import decode_sector_proofs
 
     kind = KINDS[args.kind]
     data = circuit_report.read_file(args.vanilla, "--vanilla")
@@ -135,7 +135,7 @@ def check(args) -> int:
 
 
 def _size_name(size: int) -> str:
-    from cuzk.circuits.filecoin.registered_proofs import SIZE_NAMES
+    from cuzk.circuits.filecoin.common.registered_proofs import SIZE_NAMES
 
     return SIZE_NAMES.get(int(size), "2KiB")
 

@@ -141,7 +141,7 @@ def _wrote(written, n: int, t0: float) -> None:
 
 def _run_filecoin(args, backend) -> int:
     """Filecoin's circuit under its Filecoin file names (the engine's filecoin_test, as `cuzk demo` uses it)."""
-    from cuzk.circuits.filecoin import provable
+    from cuzk.circuits.filecoin import kinds as provable
     from cuzk.engine.params import filecoin_test
 
     cfg = _filecoin_config(args.kind, args.sector_size)  # a bad size fails before any work
@@ -158,12 +158,10 @@ def _run_filecoin(args, backend) -> int:
 
 def _filecoin_config(kind: str, sector_size: str | None):
     """The config of a --kind/--sector-size pair, as `cuzk circuit info --kind` reads it (CuzkError naming the sizes)."""
-    from . import porep_circuit, post_circuit, snap_circuit
+    from . import post_circuit, sector_circuit
 
-    if kind == "porep":
-        return porep_circuit.config_of(sector_size)
-    if kind == "snap":
-        return snap_circuit.config_of(sector_size)
+    if kind in ("porep", "snap"):
+        return sector_circuit.config_of(kind, sector_size)
     return post_circuit.config_of(kind, sector_size)
 
 

@@ -53,7 +53,7 @@ ONE64 = np.uint64(1)
 KERNEL = "@njit(cache=True)"  # called from Python
 SPAN = "@njit(nogil=True, cache=True)"  # a kernel over [lo, hi), run on every thread by `spans`
 # called only from other numba functions: no CPython or C wrapper to build. A wrapper cost ~35 ms of
-# compile per function, and a first run compiles some 200 helpers: ~10 s of the demo's 72 (session 30)
+# compile per function, and a first run compiles some 200 helpers: ~10 s of the demo's 72 (lab/JOURNAL.md)
 INTERNAL = "@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)"
 
 _MASK64 = (1 << 64) - 1

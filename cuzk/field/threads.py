@@ -57,9 +57,10 @@ def run_spans(kernel, n: int, *args) -> list:
 
     Why not numba's parallel=True: it doubles a kernel's compile, and a serial nogil kernel called from
     threads runs as fast where it indexes its span's rows from 0 (codegen.per_span_rows; lab/JOURNAL.md,
-    session 29, lab/spans_runtime.py). The NTT's and SpMV's light in-place passes stay parallel=True:
-    as spans they measured 5-8 % slower. The caller works too and waits only for spans already running,
-    so a span's kernel that itself calls run_spans cannot deadlock the pool."""
+    "kernels on threads instead of `parallel=True`"; lab/spans_runtime.py). The NTT's and SpMV's light
+    in-place passes stay parallel=True: as spans they measured 5-8 % slower. The caller works too and
+    waits only for spans already running, so a span's kernel that itself calls run_spans cannot
+    deadlock the pool."""
     workers = min(numba.get_num_threads(), n)
     if workers <= 1:
         return [kernel(0, n, *args)]

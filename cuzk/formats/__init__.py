@@ -7,6 +7,5 @@ one in snarkjs's conventions; snarkjs_domain.py for its domain order), proof.jso
 public.json / verification_key.json (snarkjs_json.py, its point coordinates
 in json_coords.py). circom: `.r1cs` (circom_r1cs.py) and `.wtns` (wtns.py).
 The iden3 section container of `.zkey`, `.ptau`, `.r1cs` and `.wtns` is read
-by one scanner (iden3_sections.py). The vanilla-proof container of the
-built-in circuit kinds: vanilla.py.
+by one scanner (iden3_sections.py). Filecoin's request JSON and verifying keys: filecoin/.
 """

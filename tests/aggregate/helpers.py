@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from cuzk.backend import get_backend
-from cuzk.circuits.cube import cube_circuit
+from cuzk.circuits.textbook_cubic import cube_circuit
 from cuzk.curve import get_curve
 from cuzk.groth16 import prover, setup
 from cuzk.groth16.verifier import PreparedVerifyingKey, verify

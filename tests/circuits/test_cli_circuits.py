@@ -11,12 +11,13 @@ import sys
 import pytest
 
 from cuzk.bench.circuit_inputs import read_inputs_file
-from cuzk.circuits.filecoin import post_kind, snap_kind
-from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
-from cuzk.circuits.filecoin.snap_config import snap_config
+from cuzk.circuits.filecoin.post import provable as post_kind
+from cuzk.circuits.filecoin.snap import provable as snap_kind
+from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES, post_config_for
+from cuzk.circuits.filecoin.snap.config import snap_config
 from cuzk.cli.main import main
 from cuzk.engine.catalog import synthetic
-from cuzk.formats.filecoin.post_request import sample_request
+from cuzk.circuits.filecoin.post.request import sample_request
 from cuzk.formats.filecoin.request_json import from_json, to_json
 
 SNAP_2K = 1_705_039  # storage-proofs-update tests/circuit.rs: constraints of the 2 KiB update partition

@@ -4,8 +4,9 @@ tampered path missing it."""
 
 import numpy as np
 
-from cuzk.circuits import fr_bytes, sparse_tree
-from cuzk.circuits.filecoin.tree_r_last import fold_paths, hash_children
+from cuzk.circuits.filecoin.common import fr_bytes
+from cuzk.circuits.filecoin.common import sparse_tree
+from cuzk.circuits.filecoin.common.tree_r_last import fold_paths, hash_children
 
 
 def test_node_bits_roundtrip_and_weights():

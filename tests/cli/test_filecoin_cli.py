@@ -65,7 +65,7 @@ def test_sha254_refuses_non_hex_in_one_line(arg, capsys):
     assert out == "" and err.count("\n") == 1 and arg in err
 
 
-# ---- cuzk filecoin parents: the StackedDRG graph (cuzk.circuits.filecoin.sdr)
+# ---- cuzk filecoin parents: the StackedDRG graph (cuzk.circuits.filecoin.porep.sdr)
 
 # rust-fil-proofs v28 storage-proofs-porep/parent_cache.json: SHA-256 of the 2 KiB parent caches
 # (14 little-endian u32 per node, nodes 0..63) of RegisteredSealProof 5 (V1_1) and 0 (V1)

@@ -12,7 +12,7 @@ import random
 import pytest
 
 from cuzk.backend import get_backend
-from cuzk.circuits.cube import cube_circuit
+from cuzk.circuits.textbook_cubic import cube_circuit
 from cuzk.engine.params.check_stamps import CheckStamps
 from cuzk.errors import ValidationError
 from cuzk.formats import bellperson

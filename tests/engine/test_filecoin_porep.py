@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 from sector_proofs import proving_tests, refused_at_submit, setup_refuses_a_size, witness_satisfies_the_circuit
 
-from cuzk.circuits.filecoin.porep_challenges import interactive_challenges, public_inputs
-from cuzk.circuits.filecoin.porep_config import porep_config
-from cuzk.circuits.filecoin.sdr import SdrGraph
+from cuzk.circuits.filecoin.porep.challenges import interactive_challenges, public_inputs
+from cuzk.circuits.filecoin.porep.config import porep_config
+from cuzk.circuits.filecoin.porep.sdr import SdrGraph
 from cuzk.engine.errors import InvalidRequest
 from cuzk.engine.types import ProofKind, ProofRequest
-from cuzk.formats.filecoin.porep_request import sample_request
+from cuzk.circuits.filecoin.porep.request import sample_request
 
 V1_1_2K = 5  # Go abi.RegisteredSealProof StackedDrg2KiBV1_1
 PARAMS_STEM = ("v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-"
@@ -61,7 +61,7 @@ def statement(req: ProofRequest) -> list[list[int]]:
 
 
 def doc_number(doc: dict) -> int:
-    from cuzk.formats.filecoin.c1_output import API_NAMES
+    from cuzk.circuits.filecoin.porep.c1_layout import API_NAMES
 
     return {v: k for k, v in API_NAMES.items()}[doc["registered_proof"]]
 
@@ -95,10 +95,11 @@ def test_non_interactive_porep_is_refused(make_engine, tmp_path):
 def test_partition_witness_satisfies_the_circuit():
     """The engine's view of a 2 KiB request: the witness of its one partition satisfies the compiled
     circuit (SpMV) and its public inputs are the ones a verifier derives."""
-    from cuzk.engine.catalog.filecoin_porep import make_spec
+    from cuzk.circuits.filecoin.porep import provable as porep
+    from cuzk.engine.catalog.filecoin_sector import make_spec
 
     req = request(5)
-    witness_satisfies_the_circuit(make_spec("2KiB", "/nonexistent"), req, statement(req))
+    witness_satisfies_the_circuit(make_spec(porep, "2KiB", "/nonexistent"), req, statement(req))
 
 
 test_curio_request_proves_and_verifies_cpu, test_curio_request_proves_and_verifies_gpu = proving_tests(

@@ -9,8 +9,8 @@ import pytest
 from groth16_oracle import R, read_vk, verify_job, verify_one
 from post_requests import request_fields, statement as _statement
 
-from cuzk.circuits.filecoin import post_kind
-from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
+from cuzk.circuits.filecoin.post import provable as post_kind
+from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES, post_config_for
 from cuzk.engine.errors import InvalidRequest, MissingParameters
 from cuzk.engine.types import JobState, Priority, ProofKind, ProofRequest
 

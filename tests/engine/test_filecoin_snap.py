@@ -11,13 +11,13 @@ from __future__ import annotations
 import pytest
 from sector_proofs import proving_tests, refused_at_submit, setup_refuses_a_size, witness_satisfies_the_circuit
 
-from cuzk.circuits.filecoin.snap_config import snap_config
+from cuzk.circuits.filecoin.snap.config import snap_config
 from cuzk.engine.catalog.served import build_registry
 from cuzk.engine.config import EngineConfig
 from cuzk.engine.errors import UnknownCircuit
 from cuzk.engine.types import Priority, ProofKind, ProofRequest
-from cuzk.formats.filecoin import snap_vanilla as sv
-from cuzk.formats.filecoin.snap_request import sample_request
+from cuzk.circuits.filecoin.snap import vanilla_bincode as sv
+from cuzk.circuits.filecoin.snap.request import sample_request
 
 # rust-fil-proofs parameters.json: StackedDrg2KiBV1's update parameters
 PARAMS_STEM = ("v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-"
@@ -99,11 +99,12 @@ def test_curio_requests_are_checked_at_submit(make_engine, tmp_path):
 def test_partition_witness_satisfies_the_circuit():
     """The engine's view of a 2 KiB request: the witness of its one partition satisfies the compiled
     circuit (SpMV) and its public inputs are the ones a verifier derives."""
-    from cuzk.engine.catalog.filecoin_snap import make_spec
+    from cuzk.circuits.filecoin.snap import provable as snap
+    from cuzk.engine.catalog.filecoin_sector import make_spec
 
     req = request(5)
     assert len(statement(req)) == 1
-    witness_satisfies_the_circuit(make_spec("2KiB", "/nonexistent"), req, statement(req))
+    witness_satisfies_the_circuit(make_spec(snap, "2KiB", "/nonexistent"), req, statement(req))
 
 
 test_curio_request_proves_and_verifies_cpu, test_curio_request_proves_and_verifies_gpu = proving_tests(
@@ -115,7 +116,8 @@ def test_gen_vanilla_writes_a_curio_shaped_request(tmp_path):
     which reads back as the same request and passes the submit-time check."""
     from cuzk.bench.circuit_inputs import read_inputs_file
     from cuzk.cli.main import main
-    from cuzk.engine.catalog.filecoin_snap import make_spec
+    from cuzk.circuits.filecoin.snap import provable as snap
+    from cuzk.engine.catalog.filecoin_sector import make_spec
     from cuzk.formats.filecoin.request_json import to_json
 
     path = tmp_path / "snap.json"
@@ -125,7 +127,7 @@ def test_gen_vanilla_writes_a_curio_shaped_request(tmp_path):
     assert fields["proof_kind"] == "SNAP_DEALS_UPDATE" and len(fields["vanilla_proofs"]) == 1
     assert {"comm_r_old", "comm_r_new", "comm_d_new", "registered_proof"} <= set(fields)
     req = ProofRequest(**fields)
-    assert make_spec("2KiB", "/nonexistent").public_inputs(req) == statement(req)
+    assert make_spec(snap, "2KiB", "/nonexistent").public_inputs(req) == statement(req)
 
 
 def test_setup_of_snap_refuses_a_size_filecoin_lacks_before_any_work(tmp_path, capsys):

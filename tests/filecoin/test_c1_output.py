@@ -1,4 +1,5 @@
-"""The PoRep C1 output Curio sends (cuzk.formats.filecoin.c1_output): byte-exact round trips, a sealed
+"""The PoRep C1 output Curio sends (cuzk.circuits.filecoin.porep.c1_layout,
+c1_read, c1_write, c1_verify): byte-exact round trips, a sealed
 2 KiB sector through encode -> decode -> the circuit, every tampering named, the layout against a
 hand-written fragment read off the Rust serde derives, and the large shapes (Sub / Top paths) from a
 sparse sealing (slow)."""
@@ -14,14 +15,15 @@ import re
 import numpy as np
 import pytest
 
-from cuzk.circuits.filecoin.porep_challenges import interactive_challenges
-from cuzk.circuits.filecoin.porep_config import porep_config
-from cuzk.circuits.filecoin.porep_vanilla_gen import make_replica
-from cuzk.circuits.filecoin.porep_proof import PorepPartitionProof
-from cuzk.circuits.fr_bytes import fr, from_mont, random_fr, random_nodes, to_mont
-from cuzk.formats.filecoin.c1_output import (
-    API_NAMES, GO_ORDER, C1Output, _column_hashes, _labeling_parents, check_c1, decode_c1, encode_c1,
-)
+from cuzk.circuits.filecoin.porep.challenges import interactive_challenges
+from cuzk.circuits.filecoin.porep.config import porep_config
+from cuzk.circuits.filecoin.porep.vanilla_gen import make_replica
+from cuzk.circuits.filecoin.porep.vanilla_proof import PorepPartitionProof
+from cuzk.circuits.filecoin.common.fr_bytes import fr, from_mont, random_fr, random_nodes, to_mont
+from cuzk.circuits.filecoin.porep.c1_layout import API_NAMES, GO_ORDER, C1Output, _column_hashes, _labeling_parents
+from cuzk.circuits.filecoin.porep.c1_read import decode_c1
+from cuzk.circuits.filecoin.porep.c1_verify import check_c1
+from cuzk.circuits.filecoin.porep.c1_write import encode_c1
 
 SEED = bytes(range(32))
 TICKET = bytes(range(100, 132))
@@ -67,8 +69,8 @@ def sparse_c1(number: int, seed: int = 1, sector_number: int = 7) -> C1Output:
     """A valid C1 output of any size without sealing a sector: the trees are built only along the
     opened paths, columns of the parents are random labels and each challenged column is computed
     from them (so every check of check_c1 holds)."""
-    from cuzk.circuits.filecoin.sdr import SdrGraph
-    from cuzk.circuits.filecoin.tree_r_last import comm_r_of, hash_children
+    from cuzk.circuits.filecoin.porep.sdr import SdrGraph
+    from cuzk.circuits.filecoin.common.tree_r_last import comm_r_of, hash_children
     from cuzk.gadgets.sha256.filecoin import sha254_many
 
     cfg = porep_config(number)
@@ -156,8 +158,8 @@ def test_round_trip_is_byte_exact(c1_2k):
 
 
 def test_decoded_arrays_are_the_generators_and_satisfy_the_circuit(c1_2k):
-    from cuzk.circuits.filecoin import porep_circuit as pc
-    from cuzk.circuits.filecoin.porep_check import first_unsatisfied
+    from cuzk.circuits.filecoin.porep import stamped as ps
+    from cuzk.circuits.filecoin.porep.unsatisfied import first_unsatisfied
 
     c1, rep, bare, env = c1_2k
     d = decode_c1(env, registered_proof=5)
@@ -172,7 +174,7 @@ def test_decoded_arrays_are_the_generators_and_satisfy_the_circuit(c1_2k):
     for k in ("comm_r", "comm_d", "replica_id"):
         assert np.array_equal(getattr(d, k), getattr(rep, k))
     assert bytes(d.seed) == SEED and bytes(d.ticket) == TICKET
-    assert first_unsatisfied(c1.config, pc.PorepInputs.from_proof(got), got.public_inputs(), challenges=[0]) is None
+    assert first_unsatisfied(c1.config, ps.PorepInputs.from_proof(got), got.public_inputs(), challenges=[0]) is None
 
 
 # ---------------------------------------------------------------- tampering
@@ -189,7 +191,7 @@ def _set_number(doc: bytes, at: int, value: int) -> bytes:
 
 def _raises(doc: bytes, *words: str, **kw):
     with pytest.raises(ValueError) as e:
-        decode_c1(doc, **kw)
+        check_c1(decode_c1(doc, **kw))
     msg = str(e.value)
     for w in words:
         assert w in msg, msg

@@ -464,10 +464,10 @@ def test_snap_verifies_the_statement_rust_fil_proofs_defines(capsys, tmp_path):
 def test_a_snap_proof_cuzk_makes_verifies(capsys, tmp_path):
     """The real 2 KiB update circuit: TEST parameters by `cuzk setup --kind snap`, a Curio-shaped request
     proved by an engine, then the command on the request's commitments."""
-    from cuzk.circuits.filecoin.snap_config import snap_config
+    from cuzk.circuits.filecoin.snap.config import snap_config
     from cuzk.engine import Engine, EngineConfig
     from cuzk.engine.types import JobState, ProofKind, ProofRequest
-    from cuzk.formats.filecoin.snap_request import sample_request
+    from cuzk.circuits.filecoin.snap.request import sample_request
 
     params = tmp_path / "params"
     assert main(["setup", "--kind", "snap", "--sector-size", "2KiB", "--params-dir", str(params),

@@ -7,9 +7,10 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from cuzk.circuits.filecoin import porep_circuit, porep_kind
-from cuzk.circuits.filecoin.porep_config import porep_config_for
-from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
+from cuzk.circuits.filecoin.porep import stamped as porep_circuit
+from cuzk.circuits.filecoin.porep import provable as porep_kind
+from cuzk.circuits.filecoin.porep.config import porep_config_for
+from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES
 
 
 def test_counts_are_kept_and_a_bad_file_is_counted_again(tmp_path, monkeypatch):

@@ -9,14 +9,15 @@ import numpy as np
 import pytest
 from circuit_checks import sizes_and_witness_check
 
-from cuzk.circuits.filecoin import porep_circuit as pc
-from cuzk.circuits.filecoin.porep_challenges import interactive_challenges, public_inputs
-from cuzk.circuits.filecoin.porep_check import first_unsatisfied
-from cuzk.circuits.filecoin.porep_config import POREP_PROOFS, porep_config, porep_config_for
-from cuzk.circuits.filecoin.porep_vanilla_gen import make_replica
-from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
-from cuzk.circuits.fr_bytes import ints
-from cuzk.circuits.filecoin.sdr import SdrGraph
+from cuzk.circuits.filecoin.porep import circuit as pc
+from cuzk.circuits.filecoin.porep import stamped as ps
+from cuzk.circuits.filecoin.porep.challenges import interactive_challenges, public_inputs
+from cuzk.circuits.filecoin.porep.unsatisfied import first_unsatisfied
+from cuzk.circuits.filecoin.porep.config import POREP_PROOFS, porep_config, porep_config_for
+from cuzk.circuits.filecoin.porep.vanilla_gen import make_replica
+from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES
+from cuzk.circuits.filecoin.common.fr_bytes import ints
+from cuzk.circuits.filecoin.porep.sdr import SdrGraph
 from cuzk.r1cs import RecordingCS, TestCS, WitnessCS, check_satisfied
 from cuzk.r1cs.stamping import instantiate
 from cuzk.r1cs.system import ConstraintSystem
@@ -41,13 +42,13 @@ def test_counts_are_the_published_ones():
     inputs, 10 partitions. Curio's cuzk PCE extraction of the same circuit (extern/cuzk/cuzk-project.md,
     Phase 5): num_aux 130,169,893."""
     cfg = porep_config_for(SECTOR_SIZES["32GiB"])
-    n = pc.counts(cfg)
+    n = ps.counts(cfg)
     assert (n.constraints, n.inputs, cfg.partitions) == (130_278_541, 328, 10)
     assert n.aux == 130_169_893
     c64 = porep_config_for(SECTOR_SIZES["64GiB"])
-    assert (pc.counts(c64).inputs, c64.partitions, c64.challenges) == (328, 10, 18)
+    assert (ps.counts(c64).inputs, c64.partitions, c64.challenges) == (328, 10, 18)
     ni = porep_config(18)  # StackedDrg32GiBV1_2_Feat_NiPoRep: 126 partitions of the same circuit
-    assert (ni.partitions, ni.challenges, pc.counts(ni)) == (126, 18, n)
+    assert (ni.partitions, ni.challenges, ps.counts(ni)) == (126, 18, n)
 
 
 def test_parameter_file_names_are_the_published_ones():
@@ -93,8 +94,8 @@ def test_structure_is_the_one_curio_extracted():
     `input * 0 = 0` included, one A term each); aux used in A: 129,753,292, in B: 33,112,281;
     inputs used in B: 1 (ONE)."""
     cfg = porep_config_for(SECTOR_SIZES["32GiB"])
-    cs = _StatsCS("bls12_381", pc.counts(cfg).aux)
-    pc.synthesize(cs, cfg)
+    cs = _StatsCS("bls12_381", ps.counts(cfg).aux)
+    ps.synthesize(cs, cfg)
     assert (cs.num_constraints, cs.num_inputs, cs.num_aux) == (130_278_541, 328, 130_169_893)
     assert [cs.nnz[0] + cs.num_inputs, cs.nnz[1], cs.nnz[2]] == [309_405_051, 130_327_340, 282_656_500]
     assert [int(u.sum()) for u in cs.used] == [129_753_292, 33_112_281]
@@ -138,22 +139,22 @@ def test_partition_is_the_gadget_circuit(porep_2k):
     derives, the stamped partition has the same witness and sizes, its compiled form is satisfied,
     and the analytic counts are the TestCS's."""
     cfg, rep, proof, public = porep_2k
-    x = pc.PorepInputs.from_proof(proof)
+    x = ps.PorepInputs.from_proof(proof)
     assert ints(x.public_values()) == public == proof.public_inputs()
 
     cs = TestCS("bls12_381")
     pc.synthesize_gadgets(cs, cfg, x, public=public)
     assert cs.is_satisfied(), cs.which_is_unsatisfied()
-    n = pc.counts(cfg)
+    n = ps.counts(cfg)
     assert (cs.num_constraints, cs.num_inputs, cs.num_aux) == (n.constraints, n.inputs, n.aux)
 
     ws = WitnessCS("bls12_381")
-    pc.synthesize(ws, cfg, x)
+    ps.synthesize(ws, cfg, x)
     assert (ws.num_constraints, ws.num_inputs, ws.num_aux) == (n.constraints, n.inputs, n.aux)
     w = ws.witness()
     assert np.array_equal(w, cs.witness())
     rec = RecordingCS("bls12_381")
-    pc.synthesize(rec, cfg)
+    ps.synthesize(rec, cfg)
     cc = rec.compile()
     assert check_satisfied(cc, w) is None
     # the gadget circuit's R1CS is the stamped one, row for row (canonical form)
@@ -167,7 +168,7 @@ def test_a_tampered_column_is_named(porep_2k):
     cfg, rep, proof, public = porep_2k
     cols = proof.parent_columns.copy()
     cols[0, 7, 0, 3] ^= 0x10  # challenge 0, expander parent 1, layer 1
-    bad = pc.PorepInputs.from_proof(dataclasses.replace(proof, parent_columns=cols))
+    bad = ps.PorepInputs.from_proof(dataclasses.replace(proof, parent_columns=cols))
     where = first_unsatisfied(cfg, bad, public, challenges=[0])
     assert where.startswith("challenge_0/exp_parent_1_inclusion/enforce root is correct"), where
 
@@ -178,10 +179,10 @@ def test_other_shapes_and_graphs(cfg):
     """rust-fil-proofs' 32 KiB test shape (tree C / R-last with sub- and top-tree levels) and the V1
     graph (api 1.0.0, legacy DRG parent order): a generated partition satisfies the stamped circuit,
     whose sizes are the analytic ones."""
-    from cuzk.circuits.filecoin.porep_vanilla_gen import make_partition_proof
+    from cuzk.circuits.filecoin.porep.vanilla_gen import make_partition_proof
 
-    x = pc.PorepInputs.from_proof(make_partition_proof(cfg, seed=5))
-    sizes_and_witness_check(pc.synthesize, cfg, x, pc.counts)
+    x = ps.PorepInputs.from_proof(make_partition_proof(cfg, seed=5))
+    sizes_and_witness_check(ps.synthesize, cfg, x, ps.counts)
 
 
 def test_interactive_challenges():
@@ -240,21 +241,21 @@ def test_circuit_check_porep_cli(tmp_path, capsys):
 def test_unsatisfied_rows_are_owned_by_their_challenge(porep_2k):
     """A value of challenge 1's aux block changed breaks only rows that challenge_of_row gives to
     challenge 1 (the header's aux, then each challenge's, in synthesis order), the row's owner."""
-    from cuzk.circuits.fr_bytes import fr
+    from cuzk.circuits.filecoin.common.fr_bytes import fr
     from cuzk.r1cs.evaluation import unsatisfied_rows
 
     cfg, rep, proof, public = porep_2k
-    x = pc.PorepInputs.from_proof(proof)
+    x = ps.PorepInputs.from_proof(proof)
     ws = WitnessCS("bls12_381")
-    pc.synthesize(ws, cfg, x)
+    ps.synthesize(ws, cfg, x)
     w = ws.witness()
-    n = pc.counts(cfg)
-    head_aux = 1 + pc.NUM_BITS + 4 + pc.hash_size(2)
+    n = ps.counts(cfg)
+    head_aux = 1 + ps.NUM_BITS + 4 + ps.hash_size(2)
     per_aux = (n.aux - head_aux) // cfg.challenges
     k = n.inputs + head_aux + per_aux + 5  # an aux value of challenge 1, plus one
     w[k] = fr().add(w[k : k + 1], w[0:1])[0]
     rec = RecordingCS("bls12_381")
-    pc.synthesize(rec, cfg)
+    ps.synthesize(rec, cfg)
     bad = unsatisfied_rows(rec.compile(), w)
-    assert len(bad) and {pc.challenge_of_row(cfg, int(r)) for r in bad} == {1}
-    assert pc.challenge_of_row(cfg, 0) is None
+    assert len(bad) and {ps.challenge_of_row(cfg, int(r)) for r in bad} == {1}
+    assert ps.challenge_of_row(cfg, 0) is None

@@ -9,17 +9,17 @@ import os
 import numpy as np
 import pytest
 
-from cuzk.circuits.filecoin.porep_challenges import interactive_challenges, public_inputs
-from cuzk.circuits.filecoin.porep_check import first_unsatisfied
-from cuzk.circuits.filecoin.porep_circuit import PorepInputs
-from cuzk.circuits.filecoin.porep_config import porep_config_for
-from cuzk.circuits.filecoin.porep_sparse_gen import (
+from cuzk.circuits.filecoin.porep.challenges import interactive_challenges, public_inputs
+from cuzk.circuits.filecoin.porep.unsatisfied import first_unsatisfied
+from cuzk.circuits.filecoin.porep.stamped import PorepInputs
+from cuzk.circuits.filecoin.porep.config import porep_config_for
+from cuzk.circuits.filecoin.porep.sparse_gen import (
     SparseTree, compute_columns, generate_replica_id, make_sector_proofs, sha_level,
 )
-from cuzk.circuits.filecoin.porep_vanilla_gen import _tree_levels, make_replica
-from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES
-from cuzk.circuits.filecoin.sdr import SdrGraph, porep_id
-from cuzk.circuits.fr_bytes import from_mont, fr, to_mont
+from cuzk.circuits.filecoin.porep.vanilla_gen import _tree_levels, make_replica
+from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES
+from cuzk.circuits.filecoin.porep.sdr import SdrGraph, porep_id
+from cuzk.circuits.filecoin.common.fr_bytes import from_mont, fr, to_mont
 from cuzk.gadgets.poseidon.neptune_native import hash_ints, hash_many
 from cuzk.gadgets.sha256.filecoin import sha254_many
 

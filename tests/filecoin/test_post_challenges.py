@@ -12,12 +12,13 @@ import hashlib
 import numpy as np
 import pytest
 
-from cuzk.circuits.filecoin.post_challenges import (challenge_index, leaf_challenges, prover_id, public_inputs,
-                                                    slot_challenges, vanilla_challenges)
-from cuzk.circuits.filecoin.registered_proofs import post_config, post_config_for
-from cuzk.circuits.fr_bytes import fr
+from cuzk.circuits.filecoin.post.challenges import (
+    challenge_index, leaf_challenges, prover_id, public_inputs, slot_challenges, vanilla_challenges,
+)
+from cuzk.circuits.filecoin.common.registered_proofs import post_config, post_config_for
+from cuzk.circuits.filecoin.common.fr_bytes import fr
 from cuzk.errors import FormatError
-from cuzk.formats.filecoin.post_vanilla import decode_sector_proof
+from cuzk.circuits.filecoin.post.vanilla_bincode import decode_sector_proof
 
 R = fr().p
 

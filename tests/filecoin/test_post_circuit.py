@@ -8,13 +8,13 @@ import dataclasses
 import numpy as np
 import pytest
 
-from cuzk.circuits.filecoin import post_circuit as pc
-from cuzk.circuits.filecoin import post_kind
-from cuzk.circuits.filecoin.post_check import first_unsatisfied
-from cuzk.circuits.filecoin.post_partition import partition_slots
-from cuzk.circuits.filecoin.post_vanilla_gen import make_sector_proofs
-from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config, post_config_for
-from cuzk.formats.filecoin.post_vanilla import decode_sector_proofs
+from cuzk.circuits.filecoin.post import circuit as pc
+from cuzk.circuits.filecoin.post import provable as post_kind
+from cuzk.circuits.filecoin.post.unsatisfied import first_unsatisfied
+from cuzk.circuits.filecoin.post.partition import partition_slots
+from cuzk.circuits.filecoin.post.vanilla_gen import make_sector_proofs
+from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES, post_config, post_config_for
+from cuzk.circuits.filecoin.post.vanilla_bincode import decode_sector_proofs
 from cuzk.r1cs import RecordingCS, TestCS, WitnessCS, check_satisfied
 
 from post_oracle import PUBLISHED_POST_PARAMS, post_public_inputs

@@ -17,8 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from fuzz import post_vanilla_target as T  # noqa: E402
-from fuzz.seeds import write_corpus  # noqa: E402
-from fuzz.targets import TARGETS, run_one  # noqa: E402
+from fuzz.targets import TARGETS, run_one, write_corpus  # noqa: E402
 
 SMOKE = settings(max_examples=150, derandomize=True, database=None, deadline=None,
                  suppress_health_check=list(HealthCheck))

@@ -7,10 +7,11 @@ import math
 
 import pytest
 
-from cuzk.circuits.filecoin.registered_proofs import (POST_PROOFS, SECTOR_SIZES, UnknownRegisteredProof, post_config,
-                                                      post_config_for, seal_proof)
+from cuzk.circuits.filecoin.common.registered_proofs import (
+    POST_PROOFS, SECTOR_SIZES, UnknownRegisteredProof, post_config, post_config_for, seal_proof,
+)
 from cuzk.errors import FormatError
-from cuzk.formats.filecoin.post_vanilla import sector_proof_size
+from cuzk.circuits.filecoin.post.vanilla_bincode import sector_proof_size
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 

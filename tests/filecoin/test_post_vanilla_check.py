@@ -6,13 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cuzk.circuits.filecoin.post_challenges import public_inputs, vanilla_challenges
-from cuzk.circuits.filecoin.post_partition import partition_slots
-from cuzk.circuits.filecoin.post_vanilla_gen import make_sector_proof, make_sector_proofs
-from cuzk.circuits.filecoin.registered_proofs import post_config, post_config_for
+from cuzk.circuits.filecoin.post.challenges import public_inputs, vanilla_challenges
+from cuzk.circuits.filecoin.post.partition import partition_slots
+from cuzk.circuits.filecoin.post.vanilla_gen import make_sector_proof, make_sector_proofs
+from cuzk.circuits.filecoin.common.registered_proofs import post_config, post_config_for
 from cuzk.errors import FormatError
-from cuzk.formats.filecoin.post_vanilla import (check_sector_proof, check_sector_proofs, decode_sector_proof,
-                                                encode_sector_proof, load_partition)
+from cuzk.circuits.filecoin.post.vanilla_bincode import (
+    check_sector_proof, check_sector_proofs, decode_sector_proof, encode_sector_proof, load_partition,
+)
 
 
 def copy_proof(p):

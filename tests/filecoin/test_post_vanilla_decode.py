@@ -9,11 +9,12 @@ import struct
 import numpy as np
 import pytest
 
-from cuzk.circuits.filecoin.post_vanilla_gen import make_sector_proof
-from cuzk.circuits.filecoin.registered_proofs import post_config, post_config_for
+from cuzk.circuits.filecoin.post.vanilla_gen import make_sector_proof
+from cuzk.circuits.filecoin.common.registered_proofs import post_config, post_config_for
 from cuzk.errors import FormatError
-from cuzk.formats.filecoin.post_vanilla import (decode_sector_proof, decode_sector_proofs, encode_sector_proof,
-                                                sector_proof_size)
+from cuzk.circuits.filecoin.post.vanilla_bincode import (
+    decode_sector_proof, decode_sector_proofs, encode_sector_proof, sector_proof_size,
+)
 
 # multicodec table (multiformats/multicodec table.csv), as go-fil-commcid's ReplicaCommitmentV1ToCID uses them
 FIL_COMMITMENT_SEALED = 0xF102

@@ -1,4 +1,4 @@
-"""Filecoin's StackedDRG graph (cuzk.circuits.filecoin.sdr) against values published outside cuzk.
+"""Filecoin's StackedDRG graph (cuzk.circuits.filecoin.porep.sdr) against values published outside cuzk.
 
 - parent_cache.json (rust-fil-proofs v28 storage-proofs-porep/parent_cache.json): the v28 parent-cache
   names (cache id -> sector size) of the porep ids of RegisteredSealProof 0-9 and the SHA-256 digest of
@@ -20,9 +20,9 @@ import os
 import numpy as np
 import pytest
 
-from cuzk.circuits.filecoin.sdr import SdrGraph, SdrGraphError, api_version, porep_id
-from cuzk.circuits.filecoin.sdr.chacha import stream_u32, stream_u64
-from cuzk.circuits.filecoin.sdr.feistel import blake2b_16_first_word, permute_indices, precompute
+from cuzk.circuits.filecoin.porep.sdr import SdrGraph, SdrGraphError, api_version, porep_id
+from cuzk.circuits.filecoin.porep.sdr.chacha import stream_u32, stream_u64
+from cuzk.circuits.filecoin.porep.sdr.feistel import blake2b_16_first_word, permute_indices, precompute
 from cuzk.errors import CuzkError
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
@@ -130,7 +130,7 @@ def test_512mib_parent_cache_digest(proof):
 
 
 def test_parents_are_the_cache_rows_and_the_functions_agree():
-    from cuzk.circuits.filecoin.sdr import drg_parents, expander_parents, parents
+    from cuzk.circuits.filecoin.porep.sdr import drg_parents, expander_parents, parents
 
     g = SdrGraph.for_proof(6)
     nodes = np.array([0, 1, 2, 3, 1000, g.nodes - 1], dtype=np.uint64)

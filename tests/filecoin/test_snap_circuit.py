@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from circuit_checks import sizes_and_witness_check
 
-from cuzk.circuits.filecoin import snap_circuit as sc
-from cuzk.circuits.filecoin.snap_config import SNAP_PROOFS, snap_config, snap_config_for
-from cuzk.circuits.filecoin.snap_vanilla_gen import make_sector
-from cuzk.circuits.fr_bytes import fr, ints
+from cuzk.circuits.filecoin.snap import circuit as sc
+from cuzk.circuits.filecoin.snap.config import SNAP_PROOFS, snap_config, snap_config_for
+from cuzk.circuits.filecoin.snap.vanilla_gen import make_sector
+from cuzk.circuits.filecoin.common.fr_bytes import fr, ints
 from cuzk.gadgets.num import Num
 from cuzk.gadgets.poseidon.neptune_constants import neptune_constants
 from cuzk.gadgets.poseidon.neptune_native import hash_ints
@@ -214,7 +214,7 @@ def test_stamped_partition_is_the_gadget_circuit(snap_2k):
     """At 2 KiB the stamped partition (what the engine compiles and witnesses) has the gadget circuit's
     witness, value for value, and its R1CS, row for row (canonical form); its sizes are the published
     counts."""
-    from cuzk.circuits.filecoin import snap_stamped
+    from cuzk.circuits.filecoin.snap import stamped as snap_stamped
     from cuzk.r1cs import WitnessCS
 
     cfg, sec, proof, x, public = snap_2k
@@ -240,8 +240,8 @@ def test_stamped_partition_is_satisfied(size, k):
     """Other tree shapes, partition bits and h (8 MiB: four partitions, hs = [7..12], h = 10): a
     generated partition proof satisfies the stamped circuit, whose sizes are the analytic counts
     (the published ones at 4 and 32 KiB, test_counts_are_the_published_ones)."""
-    from cuzk.circuits.filecoin import snap_stamped
-    from cuzk.circuits.filecoin.snap_sparse_gen import make_update_proofs
+    from cuzk.circuits.filecoin.snap import stamped as snap_stamped
+    from cuzk.circuits.filecoin.snap.sparse_gen import make_update_proofs
 
     cfg = snap_config_for(size)
     up = make_update_proofs(cfg, seed=2)

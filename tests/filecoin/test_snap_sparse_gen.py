@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cuzk.circuits.filecoin.snap_config import snap_config
-from cuzk.circuits.filecoin.snap_sparse_gen import DATA_NODES, make_update_proofs
-from cuzk.circuits.filecoin.tree_r_last import comm_r_of
-from cuzk.formats.filecoin import snap_vanilla as sv
+from cuzk.circuits.filecoin.snap.config import snap_config
+from cuzk.circuits.filecoin.snap.sparse_gen import DATA_NODES, make_update_proofs
+from cuzk.circuits.filecoin.common.tree_r_last import comm_r_of
+from cuzk.circuits.filecoin.snap import vanilla_bincode as sv
 
 
 @pytest.mark.parametrize("number", [0, 1, 2, 3, 4], ids=["2KiB", "8MiB", "512MiB", "32GiB", "64GiB"])

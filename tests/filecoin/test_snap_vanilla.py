@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cuzk.circuits.filecoin.snap_config import snap_config, snap_config_for
-from cuzk.circuits.filecoin.snap_vanilla_gen import make_sector
+from cuzk.circuits.filecoin.snap.config import snap_config, snap_config_for
+from cuzk.circuits.filecoin.snap.vanilla_gen import make_sector
 from cuzk.errors import CuzkError
-from cuzk.formats.filecoin import snap_vanilla as sv
+from cuzk.circuits.filecoin.snap import vanilla_bincode as sv
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))

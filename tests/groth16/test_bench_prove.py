@@ -30,8 +30,8 @@ def test_bench_prove_a_workload_kind_proves_its_partition(tmp_path, capsys):
     assert main(["bench", "prove", "--backend", "cpu", "--kind", "window-post", "--sector-size", "2KiB",
                  "--repeat", "1", "--json", str(out)]) == 0
     (rec,) = json.loads(out.read_text())
-    from cuzk.circuits.filecoin.post_circuit import counts
-    from cuzk.circuits.filecoin.registered_proofs import SECTOR_SIZES, post_config_for
+    from cuzk.circuits.filecoin.post.circuit import counts
+    from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES, post_config_for
 
     n = counts(post_config_for("window", SECTOR_SIZES["2KiB"]))
     assert rec["circuit"] == "window-post-2KiB"

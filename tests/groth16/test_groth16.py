@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cuzk.backend import get_backend
-from cuzk.circuits.cube import cube_circuit
+from cuzk.circuits.textbook_cubic import cube_circuit
 from cuzk.curve import get_curve
 from cuzk.errors import FormatError, ValidationError
 from cuzk.groth16 import prover, setup

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from fuzz import seeds as S  # noqa: E402
-from fuzz.targets import TARGETS, run_one  # noqa: E402
+from fuzz.targets import TARGETS, run_one, write_corpus  # noqa: E402
 
 SMOKE = settings(max_examples=120, derandomize=True, database=None, deadline=None,
                  suppress_health_check=list(HealthCheck))
@@ -245,7 +245,7 @@ def test_atheris_harness_runs(tmp_path, name):
     import subprocess
 
     root = Path(__file__).resolve().parents[2]
-    corpus = S.write_corpus(name, tmp_path / "corpus")
+    corpus = write_corpus(name, tmp_path / "corpus")
     out = subprocess.run([sys.executable, str(root / "fuzz" / f"fuzz_{name}.py"), "-runs=400", "-seed=1",
                           f"-artifact_prefix={tmp_path}/", str(corpus)],
                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
@@ -261,7 +261,7 @@ def test_atheris_harness_started_by_a_large_process(tmp_path):
     import subprocess
 
     root = Path(__file__).resolve().parents[2]
-    corpus = S.write_corpus("bellperson_proof", tmp_path / "corpus")
+    corpus = write_corpus("bellperson_proof", tmp_path / "corpus")
     starter = ("import subprocess, sys, numpy as np\n"
                "big = np.ones(2300 * (1 << 20) // 8)  # 2.3 GB resident in the starting process\n"
                "sys.exit(subprocess.run(sys.argv[1:]).returncode)\n")

@@ -26,15 +26,15 @@ from pathlib import Path
 
 import numpy as np
 
-from cuzk.circuits.filecoin import post_kind, provable
-from cuzk.circuits.filecoin.post_challenges import PublicSectors
-from cuzk.circuits.filecoin.post_challenges import public_inputs as post_public_inputs
-from cuzk.circuits.filecoin.post_circuit import counts
-from cuzk.circuits.filecoin.registered_proofs import (
-    SECTOR_SIZES, SIZE_NAMES, post_config, post_config_for)
+from cuzk.circuits.filecoin.post import provable as post_kind
+from cuzk.circuits.filecoin import kinds as provable
+from cuzk.circuits.filecoin.post.challenges import PublicSectors
+from cuzk.circuits.filecoin.post.challenges import public_inputs as post_public_inputs
+from cuzk.circuits.filecoin.post.circuit import counts
+from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES, SIZE_NAMES, post_config, post_config_for
 from cuzk.errors import FormatError
-from cuzk.formats.filecoin.post_request import sample_request
-from cuzk.formats.filecoin.post_vanilla import load_partition
+from cuzk.circuits.filecoin.post.request import sample_request
+from cuzk.circuits.filecoin.post.vanilla_bincode import load_partition
 
 from ..errors import UnknownCircuit
 from ..params.sources import BellpersonParams

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..config import EngineConfig
 from ..types import ProofKind
-from . import circom, filecoin_porep, filecoin_post, filecoin_snap, synthetic
+from . import circom, filecoin_post, filecoin_sector, synthetic
 from .registry import CircuitRegistry
 
 
@@ -13,8 +13,7 @@ def build_registry(config: EngineConfig) -> CircuitRegistry:
     enabled, and circom circuits from config."""
     registry = CircuitRegistry()
     filecoin_post.register(registry, config.filecoin_params_dir())
-    filecoin_porep.register(registry, config.filecoin_params_dir())
-    filecoin_snap.register(registry, config.filecoin_params_dir())
+    filecoin_sector.register(registry, config.filecoin_params_dir())
     if config.circuits.synthetic:
         synthetic.register(registry, config.param_dir())
     for entry in config.circuits.circom:

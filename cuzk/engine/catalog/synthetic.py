@@ -6,7 +6,7 @@ scheduling and shutdown in seconds; and a synthesis cost set independently
 of the proving cost, to measure pipelining on a workload where the two take
 similar time (`cuzk bench batch --compare --kind synthetic`). Registered only
 when `circuits.synthetic` is set, by circuit id only (`synthetic-<preset>`):
-it serves no proof kind. Filecoin's circuits are filecoin_post, filecoin_porep and filecoin_snap.
+it serves no proof kind. Filecoin's circuits are filecoin_post and filecoin_sector.
 
 Circuit (BLS12-381): N instances of x -> x^5 (x*x = x2, x2*x2 = x4, x4*x = x5),
 stamped from one recorded template, and one public input y = sum of the x5.

@@ -5,7 +5,7 @@ write them here: a single-party Groth16 setup of the circuit, kept as bellperson
 (and the .meta rust-fil-proofs keeps beside them) named as rust-fil-proofs names them
 (`v28-proof-of-spacetime-fallback-...`, `v28-stacked-proof-of-replication-...`,
 `v28-empty-sector-update-...`), where an engine whose circuits.filecoin_params is D reads them
-(catalog/filecoin_post.py, filecoin_porep.py, filecoin_snap.py). They are test
+(catalog/filecoin_post.py, filecoin_sector.py). They are test
 keys: the network's are the ceremony's (paramfetch), and proofs made with these do not verify
 there.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cuzk.circuits.filecoin import provable
+from cuzk.circuits.filecoin import kinds as provable
 from cuzk.formats.bellperson import write_params, write_vk
 from cuzk.groth16 import setup
 

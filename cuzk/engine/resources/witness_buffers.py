@@ -8,7 +8,7 @@ they were in use); the rest are dropped.
 
 On a GPU engine the arrays are page-locked (the GPU's pinned pool, `alloc` and
 `free`): synthesis writes the witness where the DMA reads it, so the prover's
-prefetch skips its 4.2 GB host copy into a staging buffer (session 7's sector
+prefetch skips its 4.2 GB host copy into a staging buffer (a 32g sector's
 trace: a partition's staging took as long as the other worker's GPU section).
 """
 

@@ -1,0 +1,13 @@
+"""What Filecoin's proof kinds share.
+
+    registered_proofs   RegisteredPoStProof / RegisteredSealProof numbers, sector sizes, tree
+                        shapes -> PostConfig; parameter-file names
+    fr_bytes            the 32-byte little-endian node encoding of an Fr element, Montgomery
+                        conversions
+    tree_r_last         tree R-last / comm_r: Poseidon nodes, path roots, comm_r of (comm_c, root)
+    sparse_tree         Merkle trees known only along the paths a proof opens
+    merkle_records      the bincode layout of Merkle inclusion proofs as numpy record arrays
+    sha_blocks          SHA-256 message blocks laid out for the stamped circuits
+    stamped_witness     witness pieces the stamped circuits share (tree D steps, cursors)
+    partition_cache     a partition circuit compiled once, cached in memory and on disk
+"""
