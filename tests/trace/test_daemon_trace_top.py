@@ -85,7 +85,9 @@ def test_get_trace_and_bench_trace_file(daemon, tmp_path, capsys):
         assert recent.splitlines()[0].startswith('{"ev": "meta"') and len(recent.splitlines()) == 1
     assert main(["bench", "report", str(path), "--out", str(tmp_path / "r")]) == 0
     px = png_pixels(tmp_path / "r" / "timeline.png")
-    assert filled_colours(px) >= 4 and coloured(px).mean() > 0.05  # lanes filled with the two jobs' bars
+    # lanes filled with the two jobs' bars: 5-7 % of the image's pixels, as low as 5.0 % under make test's load
+    # (idle gaps between the bars); a timeline without bars has none
+    assert filled_colours(px) >= 4 and coloured(px).mean() > 0.03
 
 
 def test_top_once_from_the_command_line(daemon, capsys):
