@@ -33,7 +33,7 @@ from . import filecoin_params
 from .circuit_inputs import inputs, resolve
 from .daemon_jobs import Record, expected_public_inputs, fill, verify_records, write_json
 from .errors import BenchError
-from .pipeline_compare import trace_figures
+from .pipeline_compare import daemon_config, trace_figures
 from .report import print_table
 from .run_trace import fetch_trace, write_trace
 
@@ -42,23 +42,6 @@ from .run_trace import fetch_trace, write_trace
 class Kind:
     cid: str
     spec: object
-    role: str  # "background" or "deadline"
-
-
-def daemon_config(param_dir: Path, filecoin_dir: Path | None, synth_threads: int, kernel_threads: int) -> str:
-    return f"""shutdown_timeout = "10m"
-[gpus]
-backend = "auto"
-gpu_threads = 0
-[synthesis]
-threads = {synth_threads}
-kernel_threads = {kernel_threads}
-[srs]
-param_cache = "{param_dir}"
-[circuits]
-synthetic = true
-filecoin_params = "{filecoin_dir or ''}"
-"""
 
 
 def _kinds(args) -> tuple[Kind | None, list[Kind]]:
@@ -67,13 +50,13 @@ def _kinds(args) -> tuple[Kind | None, list[Kind]]:
         cid, spec = resolve(args.background, args.preset)
         if spec is None:
             raise BenchError(f"--background {args.background!r}: not a built-in circuit")
-        background = Kind(cid, spec, "background")
+        background = Kind(cid, spec)
     deadline = []
     for name in [k.strip() for k in args.deadline.split(",") if k.strip()]:
         cid, spec = resolve(name, args.preset)
         if spec is None:
             raise BenchError(f"--deadline {name!r}: not a built-in circuit")
-        deadline.append(Kind(cid, spec, "deadline"))
+        deadline.append(Kind(cid, spec))
     if not deadline:
         raise BenchError("--deadline names no circuit")
     return background, deadline
@@ -164,8 +147,11 @@ def run(args) -> int:
     print(f"  inputs made in {time.monotonic() - t0:.1f} s", flush=True)
     with tempfile.TemporaryDirectory(prefix="cuzk-deadline-") as tmp:
         try:
+            # one pipelined daemon as `batch --compare` starts it (the synthetic circuits served where a kind is one)
+            synthetic = next((k.spec for k in kinds if k.spec.family == "synthetic"), kinds[0].spec)
             daemon = LocalDaemon(Path(tmp) / "daemon", daemon_config(
-                param_dir, filecoin_dir, args.synthesis_threads, args.kernel_threads)).start()
+                param_dir, synthetic, "pipelined", 1, args.synthesis_threads, 0, filecoin_dir=filecoin_dir,
+                kernel_threads=args.kernel_threads)).start()
         except DaemonError as exc:
             raise BenchError(f"the benchmark's daemon did not start: {exc}") from None
         try:

@@ -120,8 +120,7 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
     need = params_bytes_estimate(spec)
     limit, what = side_by_side_limit()
     serial = len(modes) > 1 and (need * len(modes) > limit or getattr(args, "one_at_a_time", False))
-    print(f"compare: {count} x {cid}, {rounds} round(s); synthesis threads {args.synthesis_threads} (kernel "
-          f"threads {getattr(args, 'kernel_threads', 1) or 'all'} each), prover "
+    print(f"compare: {count} x {cid}, {rounds} round(s); synthesis threads {args.synthesis_threads}, prover "
           f"kernel threads {args.prover_threads or 'all'}; batched mode: batches of {batch}")
     if serial and need * len(modes) > limit:
         print(f"daemons one at a time: {len(modes)} x ~{need / 2**30:.1f} GiB of parameters exceed {what} "
@@ -142,7 +141,7 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
 
         def start(mode):
             cfg = daemon_config(param_dir, spec, mode, batch, args.synthesis_threads, args.prover_threads,
-                                filecoin_dir=filecoin_dir, kernel_threads=getattr(args, "kernel_threads", 1))
+                                filecoin_dir=filecoin_dir)
             print(f"[{mode}] starting daemon, loading parameters (the first run of a circuit compiles it and "
                   "generates its parameters: minutes at 32g) ...", flush=True)
             t0 = time.monotonic()
@@ -233,7 +232,6 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
           "synth busy: synthesis workers)")
     write_json(args.json, {"command": "batch --compare-gpus" if gpus else "batch --compare", "circuit_id": cid, "count": count, "rounds": rounds,
                            "batch_size": batch, "synthesis_threads": args.synthesis_threads,
-                           "kernel_threads": getattr(args, "kernel_threads", 1),
                            "prover_threads": args.prover_threads, "one_at_a_time": serial,
                            "table": table, "runs": runs})
     ok = all(x["summary"]["failed"] == 0 and x["summary"]["unverified"] == 0 for m in modes for x in runs[m])

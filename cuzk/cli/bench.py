@@ -298,8 +298,6 @@ def _register_daemon(bsub) -> None:
     b.add_argument("--batch-size", type=int, default=0, help="--compare: max_batch_size of the batched mode "
                    "(default min(count, 4))")
     b.add_argument("--synthesis-threads", type=int, default=1, help="--compare: synthesis workers (default 1)")
-    b.add_argument("--kernel-threads", type=int, default=1, help="--compare: kernel threads of each synthesis "
-                   "worker (default 1; 0 = all cores)")
     b.add_argument("--prover-threads", type=int, default=1, help="--compare: kernel threads of the CPU prover "
                    "(default 1; 0 = all cores)")
     b.add_argument("--state-dir", help="--compare: where the daemons keep parameters (default "

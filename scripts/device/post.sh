@@ -32,15 +32,11 @@ deadline() {
   smi_peak
 }
 case "${1:-alone}" in
-params)
+params)  # sector.sh's parameter step, a kind at a time
   for kind in ${KINDS//,/ } ${BACKGROUND:-}; do
-    KIND=$kind PRESET=$PRESET STATE=$STATE /usr/bin/time -f "$kind parameters: %e s, peak RSS %M KiB" python3 -c "
-import os; from pathlib import Path
-from cuzk.bench import filecoin_params; from cuzk.bench.circuit_inputs import resolve
-cid, spec = resolve(os.environ['KIND'], os.environ['PRESET'])
-filecoin_params.ensure(Path(os.environ['STATE']) / 'params' / 'filecoin', [spec])" 2>&1 | tee -a "$LOG"
+    KIND=$kind PRESET=$PRESET STATE=$STATE bash scripts/device/sector.sh params  # common.sh moved to the root
   done
-  ls -la "$STATE/params/filecoin" | tee -a "$LOG"; df -h "$STATE" | tail -1 | tee -a "$LOG" ;;
+  ls -la "$STATE/params/filecoin" | tee -a "$LOG" ;;
 alone) deadline --background none ;;
 mixed) deadline --background porep --sectors "${SECTORS:-3}" ;;
 synth)

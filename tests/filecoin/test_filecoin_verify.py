@@ -329,6 +329,24 @@ def test_a_missing_proof_file_and_a_missing_kind(capsys, tmp_path):
 # ---------------------------------------------------------------- WinningPoSt: a proof cuzk makes
 
 
+def engine_proof(fields: dict, kind, params, state, timeout: float, kernel_threads: int = 1) -> bytes:
+    """The proof a CPU engine makes for a Curio-shaped request under the TEST parameters in `params`."""
+    from cuzk.engine import Engine, EngineConfig
+    from cuzk.engine.types import JobState, ProofRequest
+
+    cfg = EngineConfig()
+    cfg.daemon.state_dir = str(state)
+    cfg.gpus.backend, cfg.gpus.gpu_threads, cfg.synthesis.kernel_threads = "cpu", 0, kernel_threads
+    cfg.circuits.filecoin_params = str(params)
+    engine = Engine(cfg).start()
+    try:
+        res = engine.prove(ProofRequest(**{**fields, "proof_kind": kind}), timeout)
+    finally:
+        engine.shutdown(drain=False)
+    assert res.state == JobState.COMPLETED, res.error
+    return res.proof
+
+
 @pytest.fixture(scope="module")
 def winning(filecoin_params, tmp_path_factory):
     """A 2 KiB WinningPoSt proof an engine makes for a Curio-shaped request under the session's TEST
@@ -337,22 +355,12 @@ def winning(filecoin_params, tmp_path_factory):
     sys.path.insert(0, str(REPO / "tests"))
     from post_requests import request_fields
 
-    from cuzk.engine import Engine, EngineConfig
-    from cuzk.engine.types import JobState, ProofKind, ProofRequest
+    from cuzk.engine.types import ProofKind
 
     fields = request_fields("winning", 5)
-    cfg = EngineConfig()
-    cfg.daemon.state_dir = str(tmp_path_factory.mktemp("winning-state"))
-    cfg.gpus.backend, cfg.gpus.gpu_threads, cfg.synthesis.kernel_threads = "cpu", 0, 0
-    cfg.circuits.filecoin_params = str(filecoin_params)
-    engine = Engine(cfg).start()
-    try:
-        res = engine.prove(ProofRequest(**{**fields, "proof_kind": ProofKind.WINNING_POST}), 900)
-    finally:
-        engine.shutdown(drain=False)
-    assert res.state == JobState.COMPLETED, res.error
     proof = tmp_path_factory.mktemp("winning") / "proof.bin"
-    proof.write_bytes(res.proof)
+    proof.write_bytes(engine_proof(fields, ProofKind.WINNING_POST, filecoin_params,
+                                   tmp_path_factory.mktemp("winning-state"), 900, kernel_threads=0))
     (vanilla,) = fields["vanilla_proofs"]
     return {"proof": proof, "params": filecoin_params, "randomness": bytes(fields["randomness"]).hex(),
             "sector": int.from_bytes(vanilla[:8], "little"), "comm_r": bytes(vanilla[8:40]).hex(),
@@ -465,26 +473,15 @@ def test_a_snap_proof_cuzk_makes_verifies(capsys, tmp_path):
     """The real 2 KiB update circuit: TEST parameters by `cuzk setup --kind snap`, a Curio-shaped request
     proved by an engine, then the command on the request's commitments."""
     from cuzk.circuits.filecoin.snap.config import snap_config
-    from cuzk.engine import Engine, EngineConfig
-    from cuzk.engine.types import JobState, ProofKind, ProofRequest
+    from cuzk.engine.types import ProofKind
     from cuzk.circuits.filecoin.snap.request import sample_request
 
     params = tmp_path / "params"
     assert main(["setup", "--kind", "snap", "--sector-size", "2KiB", "--params-dir", str(params),
                  "--backend", "cpu"]) == 0
     fields = sample_request(snap_config(0), 6)
-    cfg = EngineConfig()
-    cfg.daemon.state_dir = str(tmp_path / "state")
-    cfg.gpus.backend, cfg.gpus.gpu_threads = "cpu", 0
-    cfg.circuits.filecoin_params = str(params)
-    engine = Engine(cfg).start()
-    try:
-        res = engine.prove(ProofRequest(**{**fields, "proof_kind": ProofKind.SNAP_DEALS_UPDATE}), 1800)
-    finally:
-        engine.shutdown(drain=False)
-    assert res.state == JobState.COMPLETED, res.error
     proof = tmp_path / "snap.proof"
-    proof.write_bytes(res.proof)
+    proof.write_bytes(engine_proof(fields, ProofKind.SNAP_DEALS_UPDATE, params, tmp_path / "state", 1800))
     vk = next(params.glob("*.vk"))
     old, new, d_new = (bytes(fields[k]) for k in ("comm_r_old", "comm_r_new", "comm_d_new"))
     assert verify(capsys, *snap_argv(vk, proof, old, d_new, new))[:2] == (0, "OK\n")

@@ -14,7 +14,6 @@ byte's compression flag (0x80, set in every compressed point) decides.
 from __future__ import annotations
 
 import struct
-from pathlib import Path
 
 from cuzk.curve import BLS12_381
 from cuzk.curve.encoding import decode_points, encode_points
@@ -22,6 +21,7 @@ from cuzk.errors import FormatError
 from cuzk.groth16.keys import VerifyingKey
 
 from ..bellperson import vk_from_bytes
+from ..iden3_sections import file_bytes
 
 FIELDS = (("alpha_g1", "g1"), ("beta_g1", "g1"), ("beta_g2", "g2"), ("gamma_g2", "g2"), ("delta_g1", "g1"),
           ("delta_g2", "g2"))
@@ -83,8 +83,4 @@ def vk_from_any(data: bytes, what: str = "vk") -> VerifyingKey:
 
 
 def read_any_vk(path) -> VerifyingKey:
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise FormatError(f"{path}: cannot read ({exc.strerror})") from None
-    return vk_from_any(data, str(path))
+    return vk_from_any(file_bytes(path), str(path))
