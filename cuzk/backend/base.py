@@ -58,10 +58,15 @@ class Backend(ABC):
         if hit is None or hit[0] is not pk:
             if len(self._plans) >= 8:
                 self._plans.pop(next(iter(self._plans)))
-            hit = self._plans[key] = (pk, memory_plan.plan(memory_plan.shape_of(pk, circuit), self.memory_limit,
+            hit = self._plans[key] = (pk, memory_plan.plan(memory_plan.shape_of(pk, circuit), self.plan_budget(),
                                                            **self.plan_limits()))
         self.plan = hit[1]
         return self.plan
+
+    def plan_budget(self) -> int | None:
+        """The device bytes a plan may fill: memory_limit, less what a device holds outside the
+        proofs' memory (the CUDA backend counts its context and kernels there)."""
+        return self.memory_limit
 
     def plan_limits(self) -> dict:
         """The smallest chunks worth running on this backend (memory_plan.plan's keywords)."""

@@ -52,8 +52,10 @@ class CudaBackend(Backend):
             raise _mp.MemoryBudgetError(f"device memory {memory_limit / 2**30:.2f} GiB exceeds what "
                                         f"cuda:{device} has ({total / 2**30:.2f} GiB)")
         self.memory_limit = int(memory_limit if memory_limit is not None else total)
+        self.pool_limit = self.memory_limit  # memory_limit less what the card holds outside the pool (prepare)
+        self._budgeted = memory_limit is None  # a whole card needs no accounting of the context
         with self.device:
-            cp.get_default_memory_pool().set_limit(size=self.memory_limit)
+            cp.get_default_memory_pool().set_limit(size=self.pool_limit)
         self.tables = wt.TableCache(int(table_fraction * min(total, self.memory_limit)))
         self.pinned_host = PinnedHost()
         self._streamed: set[int] = set()  # host addresses of the bases a plan streams (page-locked)
@@ -120,6 +122,7 @@ class CudaBackend(Backend):
         new plan starts from a pool without the NTT module's kept tables (ntt.forget_tables): it
         counts only those its proofs build."""
         before = self.plan
+        self._budget_the_card(pk.curve)
         plan = super().prepare(pk, circuit)
         if plan is not None and plan is not before:
             with self.device:
@@ -133,6 +136,32 @@ class CudaBackend(Backend):
         if plan is not None:
             self.tables.budget = min(self.tables.budget, self.tables.used + plan.table_room)
         return plan
+
+    def _budget_the_card(self, curve) -> None:
+        """Make memory_limit mean the card, as the driver counts it: the CUDA context, the loaded
+        kernels and whatever else the card holds outside CuPy's pool (another process's memory
+        too) are measured once the curve's kernels are loaded, and the pool and every plan get the
+        rest. A budget the card's fixed costs already fill is refused with both figures."""
+        if self._budgeted:
+            return
+        with self.device:
+            module.kernels(as_curve(curve).name, quiet=True)
+            self.device.synchronize()
+            free, total = cp.cuda.runtime.memGetInfo()
+            pool = cp.get_default_memory_pool()
+            outside = int(total - free - pool.total_bytes())
+            room = self.memory_limit - outside
+            if room <= 0:
+                raise _mp.MemoryBudgetError(
+                    f"a device-memory budget of {self.memory_limit / 2**30:.2f} GiB is already filled by what "
+                    f"cuda:{self.device_id} holds outside cuzk's pool ({outside / 2**30:.2f} GiB: the CUDA "
+                    f"context, kernels, other processes)")
+            self.pool_limit = room
+            pool.set_limit(size=room)
+            self._budgeted = True
+
+    def plan_budget(self) -> int:
+        return self.pool_limit
 
     def split_ops(self, curve):
         return DeviceSplitOps(self, as_curve(curve), self.plan.elementwise)
@@ -392,8 +421,8 @@ class CudaBackend(Backend):
                 return hit
             c = wt.table_window(n)
             free, total = cp.cuda.runtime.memGetInfo()
-            free = min(free, self.memory_limit - cp.get_default_memory_pool().total_bytes())  # the cap's room
-            total = min(total, self.memory_limit)
+            free = min(free, self.pool_limit - cp.get_default_memory_pool().total_bytes())  # the cap's room
+            total = min(total, self.pool_limit)
             sort = 8 * wt.table_windows(c) * n  # the sort's keys and entries, 4 bytes each
             room = wt.table_room(self.tables.room(), free, cp.get_default_memory_pool().free_bytes(), sort,
                                  int(TABLE_RESERVE * total), self._proofs)
