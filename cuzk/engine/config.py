@@ -169,7 +169,8 @@ class EngineConfig:
         text = str(self.memory.total_budget)
         if text.strip().lower() == "auto":
             total = system_memory_bytes() or 16 * GiB
-            margin = _size(self.memory.safety_margin, "memory.safety_margin")
+            # a provider's host also runs Curio and the OS: a quarter of it (at most 32 GiB) stays theirs
+            margin = max(_size(self.memory.safety_margin, "memory.safety_margin"), min(total // 4, 32 * GiB))
             return max(total - margin, total // 4)
         return _size(text, "memory.total_budget")
 
@@ -456,7 +457,8 @@ tls_cert = ""
 tls_key = ""
 
 [memory]
-# Bytes for hot parameters plus the working sets of jobs in flight: "auto" = RAM - safety_margin.
+# Bytes for hot parameters plus the working sets of jobs in flight: "auto" = RAM less a quarter of
+# it (at most 32 GiB: the OS and the services beside the daemon, Curio's) or safety_margin if more.
 total_budget = "auto"
 safety_margin = "1GiB"
 # Parameters unused this long may be evicted when memory is needed.
