@@ -63,6 +63,12 @@ class Backend(ABC):
         self.plan = hit[1]
         return self.plan
 
+    def check_budget(self, pk, circuit=None) -> None:
+        """Raise MemoryBudgetError, naming the smallest budget that would do, where `pk`'s proofs
+        cannot be planned within this device's memory (the engine's check at submit)."""
+        if self.memory_limit is not None:
+            memory_plan.plan(memory_plan.shape_of(pk, circuit), self.plan_budget(), **self.plan_limits())
+
     def plan_budget(self) -> int | None:
         """The device bytes a plan may fill: memory_limit, less what a device holds outside the
         proofs' memory (the CUDA backend counts its context and kernels there)."""

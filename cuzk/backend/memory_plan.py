@@ -197,7 +197,10 @@ def plan(s: ProofShape, budget: int | None, min_chunk_bytes: int = 1 << 16,
     while chunk >= min_chunk_bytes and msm_bytes(s, chunk, True, buckets, split) > budget:
         chunk //= 2
     if h_need > budget or chunk < min_chunk_bytes:
-        floor = max(h_need, msm_bytes(s, min_chunk_bytes, True, buckets, split))
+        smallest = min(STREAM_TARGET, largest)  # the least chunk the halving above can reach
+        while smallest // 2 >= min_chunk_bytes:
+            smallest //= 2
+        floor = max(h_need, msm_bytes(s, smallest, True, buckets, split))
         raise MemoryBudgetError(
             f"a device-memory budget of {_gib(cap)} is too small for this proof (domain 2^{s.n.bit_length() - 1}, "
             f"{s.num_vars} variables): it needs at least {_gib(floor * RESERVE // (RESERVE - 1))}, every base streamed in chunks")

@@ -29,6 +29,7 @@ from .catalog.registry import CircuitRegistry, host_working_bytes
 from .catalog.served import build_registry
 from .config import EngineConfig
 from cuzk import key_ids
+from cuzk.backend.memory_plan import MemoryBudgetError
 from cuzk.errors import FormatError, ValidationError
 
 from .errors import BudgetTooSmall, InvalidRequest, MissingParameters, QueueFull, ShuttingDown
@@ -249,6 +250,7 @@ class Engine(ProvingEngine):
             beside = f" beside its parameters' {format_size(params)}" if params else ""
             raise BudgetTooSmall(f"{spec.circuit_id}: one partition needs {format_size(need)} of working memory{beside} "
                                  f"but the budget (memory.total_budget) is {format_size(self.budget.total)}")
+        self._check_device_memory(spec)
         with self._admit:
             stored, created = self.store.get(job_id), False
             if stored is None:
@@ -265,6 +267,20 @@ class Engine(ProvingEngine):
         log.info("job %s accepted: %s, %s, %d partition(s)", job_id, spec.circuit_id, priority.name,
                  spec.num_partitions)
         return SubmitResult(job_id, self._queue_position(job), spec.circuit_id)
+
+    def _check_device_memory(self, spec) -> None:
+        """A device whose memory (gpus.memory_limit) cannot hold even one chunk of the circuit's proof
+        refuses it now, naming the budget it needs, where the circuit's key is in memory (its shape
+        is then known without reading a file); a key not yet read is planned when it proves."""
+        pk = self.srs.open_key(spec.circuit_id)
+        if pk is None:
+            return
+        circuit = spec.compiled() if self.rows_on_device(spec) else None
+        for d in self.devices:
+            try:
+                d.backend.check_budget(pk, circuit)
+            except MemoryBudgetError as exc:
+                raise BudgetTooSmall(f"{spec.circuit_id} on {d.kind}:{d.ordinal} (gpus.memory_limit): {exc}") from None
 
     @staticmethod
     def _check(spec, request: ProofRequest):

@@ -160,6 +160,10 @@ class CudaBackend(Backend):
             pool.set_limit(size=room)
             self._budgeted = True
 
+    def check_budget(self, pk, circuit=None) -> None:
+        self._budget_the_card(pk.curve)
+        super().check_budget(pk, circuit)
+
     def plan_budget(self) -> int:
         return self.pool_limit
 

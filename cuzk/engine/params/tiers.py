@@ -126,6 +126,15 @@ class SrsManager:
         pk = entry.pk if entry.pk is not None else getattr(entry.source, "pk", None)
         return None if pk is None else entry.source.decoded_bytes(pk)
 
+    def open_key(self, circuit_id: str):
+        """The circuit's proving key where it is in memory (hot, or open without its bases decoded), else
+        None: submit plans its device memory from it without reading a file."""
+        with self._lock:
+            entry = self._entries.get(circuit_id)
+        if entry is None:
+            return None
+        return entry.pk if entry.pk is not None else getattr(entry.source, "pk", None)
+
     def missing(self, circuit_id: str) -> str | None:
         """Why a circuit's parameters cannot be had (its file is gone and its key is not open), else None."""
         with self._lock:

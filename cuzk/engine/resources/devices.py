@@ -81,7 +81,8 @@ def discover(backend_name: str = "auto", ordinals=(), workers_per_gpu: int = 2, 
     if backend.name == "cpu":
         from cuzk.backend.cpu import CpuBackend
 
-        backend = CpuBackend(table_budget=cpu_tables, reserve=reserve)
+        # under gpus.memory_limit the CPU prover follows the device plan too (how a GPU-less box tests it)
+        backend = CpuBackend(memory_limit=memory_limit, table_budget=cpu_tables, reserve=reserve)
         threads = cpu_threads or os.cpu_count() or 1
         device = Device(0, f"cpu ({threads} threads)", "cpu", backend, workers=1, kernel_threads=cpu_threads)
         if backend.resident_tables is not None:  # tables are built while no proof runs here
