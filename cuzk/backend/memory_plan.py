@@ -15,7 +15,9 @@ prover instead:
 - where even that does not fit (a 2^27 partition under 16 GiB), keeps the witness in pinned
   host memory during H (`park_witness`): it is uploaded for each of the three SpMVs and once
   more for the MSMs' scalars, 3 more uploads of ~4 GiB, instead of sitting beside the
-  transforms' vector and scratch;
+  transforms' vector and scratch; the NTT's twiddles are then H's own, dropped while each
+  vector is evaluated (rebuilt by the transform after it: three builds a proof) and after H,
+  so that neither the SpMVs nor the MSMs hold them;
 - uploads the next witness during a proof only where it fits (`prefetch`).
 
 The plan is arithmetic on the proof's shape, the same for every backend: the CUDA backend
@@ -39,6 +41,8 @@ SORT_BYTES = 176  # device scratch per MSM scalar of a chunk: digit keys and sor
 STREAM_TARGET = 1 << 30  # bytes of bases per streamed chunk when the budget allows (~2^23 G1 points):
                          # long enough that a chunk's MSM hides the next chunk's upload
 ELEMENTWISE_TARGET = 1 << 22  # Fr elements per pointwise step of the split H (128 MiB chunks)
+LONG_ROW_SCAN = 9  # device bytes per row while spmv.long_rows scans an uploaded matrix: the row
+                   # lengths (indptr's type, at most 8 B) and a flag
 ACC_THREADS_MAX = 6144 * 144  # the accumulation's threads at most (cuda/msm.py: ACC_WAVES * ACC_BLOCKS *
                               # ACC_THREADS per SM, 144 SMs bounding the H100/H200's 132); each keeps a
                               # first and a last XYZZ point
@@ -130,13 +134,22 @@ def split_h_bytes(s: ProofShape, elementwise: int, matrices_resident: bool, park
     time unless all are resident) and the zero-padded vector; while it is transformed, the vector,
     the transform's scratch (its last pass cannot write in place), and per pointwise chunk three
     cached power tables, a scaled one and a parked vector's chunk; throughout, the twiddles of
-    both directions (n/2 each), which ntt.py keeps once built, and the witness unless parked."""
+    both directions (n/2 each), which ntt.py keeps once built, and the witness.
+
+    With the witness parked, the SpMV phase holds neither: the witness is uploaded for it and the
+    twiddles are dropped before the vector loads (cuda/split_ops.py), so what is small beside them
+    counts too: the cached chunk power tables (two at most while a vector loads: the third is the
+    last step's) and the scratch of the long-row scan that follows a matrix's upload
+    (spmv.long_rows: a row-pointer difference, at most 8 B, and a flag per row)."""
     mats = sum(s.matrices) if matrices_resident else max(s.matrices, default=0)
     witness = FR * s.num_vars
-    evaluate, transform = witness + FR * s.n + mats, FR * 2 * s.n + 5 * FR * elementwise
-    if not park_witness:
-        transform += witness
-    return FR * s.n + max(evaluate, transform)
+    twiddles = FR * s.n
+    tables = 5 * FR * elementwise
+    if park_witness:
+        evaluate = witness + FR * s.n + mats + LONG_ROW_SCAN * s.rows + 2 * FR * elementwise
+        return max(evaluate, twiddles + FR * 2 * s.n + tables)
+    evaluate, transform = witness + FR * s.n + mats, FR * 2 * s.n + tables + witness
+    return twiddles + max(evaluate, transform)
 
 
 def bucket_bytes(points: int, point_bytes: int) -> int:
@@ -148,11 +161,13 @@ def bucket_bytes(points: int, point_bytes: int) -> int:
     return ((256 + c) // c) * (1 << (c - 1)) * 2 * point_bytes
 
 
-def msm_bytes(s: ProofShape, chunk_bytes: int, streamed: bool, buckets: bool = True, split: bool = True) -> int:
+def msm_bytes(s: ProofShape, chunk_bytes: int, streamed: bool, buckets: bool = True, split: bool = True,
+              park_witness: bool = False) -> int:
     """The MSM phase: the witness's scalars and H's (or, after MSM H, the gathered scalars of A or
     B, at most one per variable), the density indices, the NTT tables the device keeps cached (the
-    twiddles, n/2; whole, also the two coset tables), and for the worse group a chunk's sort
-    scratch, its buckets and, with streaming, two chunk buffers of bases."""
+    twiddles, n/2; whole, also the two coset tables; none with the witness parked, where the
+    twiddles go with H), and for the worse group a chunk's sort scratch, its buckets and, with
+    streaming, two chunk buffers of bases."""
     worst = 0
     for pb in {pb for _, pb in s.bases.values()}:
         most = max(c for c, b in s.bases.values() if b == pb)
@@ -160,6 +175,8 @@ def msm_bytes(s: ProofShape, chunk_bytes: int, streamed: bool, buckets: bool = T
         acc = 2 * min(-(-points * 17 // 16), ACC_THREADS_MAX) * 2 * pb if buckets else 0  # first, last
         worst = max(worst, SORT_BYTES * points + (bucket_bytes(points, pb) if buckets else 0) + acc)
     cached = FR * s.n if split else FR * s.n * 3  # twiddles both ways; whole: the two coset tables too
+    if split and park_witness:
+        cached = 0
     return (FR * (s.num_vars + max(s.n, s.num_vars)) + s.indices + cached + worst
             + (2 * chunk_bytes if streamed else 0))
 
@@ -194,13 +211,13 @@ def plan(s: ProofShape, budget: int | None, min_chunk_bytes: int = 1 << 16,
         elementwise //= 2
         h_need = split_h_bytes(s, elementwise, mats_resident, park)
     chunk = min(STREAM_TARGET, largest)
-    while chunk >= min_chunk_bytes and msm_bytes(s, chunk, True, buckets, split) > budget:
+    while chunk >= min_chunk_bytes and msm_bytes(s, chunk, True, buckets, split, park) > budget:
         chunk //= 2
     if h_need > budget or chunk < min_chunk_bytes:
         smallest = min(STREAM_TARGET, largest)  # the least chunk the halving above can reach
         while smallest // 2 >= min_chunk_bytes:
             smallest //= 2
-        floor = max(h_need, msm_bytes(s, smallest, True, buckets, split))
+        floor = max(h_need, msm_bytes(s, smallest, True, buckets, split, park))
         raise MemoryBudgetError(
             f"a device-memory budget of {_gib(cap)} is too small for this proof (domain 2^{s.n.bit_length() - 1}, "
             f"{s.num_vars} variables): it needs at least {_gib(floor * RESERVE // (RESERVE - 1))}, every base streamed in chunks")
@@ -209,11 +226,11 @@ def plan(s: ProofShape, budget: int | None, min_chunk_bytes: int = 1 << 16,
     for name in ORDER:  # the rest of the budget, greedily, beside the larger of the phases
         count, pb = s.bases[name]
         extra = count * pb
-        if used + extra + max(h_need, msm_bytes(s, chunk, True, buckets, split)) <= budget:
+        if used + extra + max(h_need, msm_bytes(s, chunk, True, buckets, split, park)) <= budget:
             resident.add(name)
             used += extra
     streaming = len(resident) < len(s.bases)
-    peak = used + max(h_need, msm_bytes(s, chunk, streaming, buckets, split))
+    peak = used + max(h_need, msm_bytes(s, chunk, streaming, buckets, split, park))
     prefetch = not park and peak + FR * s.num_vars <= budget
     return MemoryPlan(cap, frozenset(resident), chunk, split, elementwise, mats_resident, prefetch,
                       max(0, budget - peak) if not streaming else 0, park)

@@ -52,32 +52,85 @@ def test_a_sector_partition_fits_the_cards_storage_providers_own(gib):
     assert resident + phases <= gib * GiB
 
 
+def parked_h_phases(s: mp.ProofShape, elementwise: int) -> tuple[int, int]:
+    """The split H's two phases with the witness parked, from the shape: an SpMV holds the witness
+    uploaded for it, the vector, the largest matrix (uploaded for it), the matrix's long-row scan
+    (9 B a row) and two cached chunk power tables, but no twiddles (dropped before the vector
+    loads); a transform holds the twiddles (counted as both directions, n/2 each), the vector, its
+    scratch and five chunk tables."""
+    n, v = s.n, s.num_vars
+    evaluate = 32 * v + 32 * n + 18 * n + 9 * s.rows + 2 * 32 * elementwise
+    transform = 32 * n + 2 * 32 * n + 5 * 32 * elementwise
+    return evaluate, transform
+
+
+def parked_msm_bytes(s: mp.ProofShape, chunk: int) -> int:
+    """The MSM phase with the witness parked, from the shape: the witness's and H's scalars, the
+    worse group's chunk (176 B of sort scratch a scalar, 17 windows of 2^15 XYZZ buckets for chunks
+    of up to 2^24 points, a first and a last XYZZ point per accumulation thread) and two chunk
+    buffers of bases; no NTT table (the twiddles go with H)."""
+    worst = 0
+    for pb in (96, 192):
+        points = chunk // pb
+        assert 1 << 12 <= points <= 1 << 24  # the window of 16 bits
+        acc = 2 * min(-(-points * 17 // 16), 6144 * 144) * 2 * pb
+        worst = max(worst, 176 * points + 17 * (1 << 15) * 2 * pb + acc)
+    return 32 * (s.num_vars + max(s.n, s.num_vars)) + s.indices + worst + 2 * chunk
+
+
 def test_16_gib_fits_with_the_witness_parked_in_host_memory_during_h():
-    # with the witness on the device the split H holds it (4.4 GB), the twiddles of both directions
-    # (4.3 GB), a vector and the transform's scratch (8.6 GB) at once: 17.3 GB, over 16 GiB (measured
-    # on an H100 on 2026-12-06: such a plan ran out of memory at 15.0 GB of a 16 GiB cap). Parked, the
-    # largest phase is an SpMV: twiddles, the witness uploaded for it, the vector and one matrix.
+    # with the witness on the device the split H holds it (4.4 GB), the twiddles, a vector and the
+    # transform's scratch (8.6 GB) at once, over 16 GiB (measured on an H100 on 2026-12-06: such a
+    # plan ran out of memory at 15.0 GB of a 16 GiB cap)
     s = sector_shape()
     n, v = s.n, s.num_vars
     p = mp.plan(s, 16 * GiB)
     assert p.split_h and p.park_witness and not p.prefetch and not p.resident
     usable = 16 * GiB - 16 * GiB // 16  # the plan keeps 1/16 back
-    evaluate = 32 * n + 32 * v + 32 * n + 18 * n  # twiddles, witness, vector, the largest matrix
-    transform = 32 * n + 2 * 32 * n + 5 * 32 * p.elementwise  # twiddles, vector, scratch, chunk tables
-    assert max(evaluate, transform) <= usable < evaluate + 32 * v  # parking is what makes it fit
-    assert mp.split_h_bytes(s, p.elementwise, p.matrices_resident, True) == max(evaluate, transform)
+    unparked = 32 * n + 32 * v + 2 * 32 * n + 5 * 32 * p.elementwise  # twiddles, witness, vector, scratch, tables
+    assert unparked > usable  # parking is what makes it fit
+    assert mp.split_h_bytes(s, p.elementwise, p.matrices_resident, True) == max(*parked_h_phases(s, p.elementwise))
+    assert max(*parked_h_phases(s, p.elementwise)) <= usable
 
 
-def test_a_budget_below_the_parked_spmv_is_refused_naming_what_it_needs():
+def test_a_sector_partition_plans_within_the_pool_of_a_15_gib_card_budget():
+    # 15GiB on a card leaves CuPy's pool ~14.3 GiB (the CUDA context and kernels sit outside it): it
+    # fits because the parked plan's SpMVs and MSMs hold no twiddles
     s = sector_shape()
-    need = (32 * (2 * s.n + s.num_vars) + 18 * s.n) * 16 / 15 / GiB  # the SpMV phase above, plus 1/15
-    with pytest.raises(mp.MemoryBudgetError, match=rf"budget of 14\.00 GiB is too small .* needs at least {need:.2f} GiB"):
-        mp.plan(s, 14 * GiB)
+    n, v = s.n, s.num_vars
+    budget = 14 * GiB + GiB // 4
+    p = mp.plan(s, budget)
+    usable = budget - budget // 16
+    assert p.split_h and p.park_witness and not p.resident and not p.matrices_resident
+    assert p.elementwise == 1 << 22 and p.chunk_bytes == 1 << 30  # full-size pointwise chunks and MSM chunks
+    evaluate, transform = parked_h_phases(s, p.elementwise)
+    assert evaluate + 32 * n > usable  # the SpMV beside the twiddles would not fit
+    assert transform > evaluate  # the transform is the largest phase now
+    assert mp.split_h_bytes(s, p.elementwise, p.matrices_resident, True) == transform <= usable
+    assert mp.msm_bytes(s, p.chunk_bytes, True, True, True, True) == parked_msm_bytes(s, p.chunk_bytes) <= usable
 
 
-def test_24_gib_keeps_the_witness_on_the_device():
-    p = mp.plan(sector_shape(), 24 * GiB)
+def test_a_budget_below_the_parked_transform_is_refused_naming_what_it_needs():
+    # the floor: a transform with the smallest pointwise chunks (2^10 elements), plus 1/15 (an SpMV
+    # and an MSM of the smallest chunk hold less)
+    s = sector_shape()
+    need = (32 * 3 * s.n + 5 * 32 * (1 << 10)) * 16 / 15 / GiB
+    assert f"{need:.2f}" == "12.80"
+    with pytest.raises(mp.MemoryBudgetError, match=rf"budget of 12\.00 GiB is too small .* needs at least {need:.2f} GiB"):
+        mp.plan(s, 12 * GiB)
+    p = mp.plan(s, 13 * GiB)  # above it, with smaller pointwise chunks
+    assert p.park_witness and p.elementwise < 1 << 22
+
+
+def test_24_gib_keeps_the_witness_and_the_twiddles_on_the_device():
+    s = sector_shape()
+    p = mp.plan(s, 24 * GiB)
     assert p.split_h and not p.park_witness
+    assert p.resident == frozenset({"b_g1"}) and p.chunk_bytes == 1 << 30 and not p.matrices_resident
+    n, v = s.n, s.num_vars  # the model of the path kept: the twiddles held throughout, the witness beside H
+    assert mp.split_h_bytes(s, p.elementwise, p.matrices_resident) == 32 * n + 32 * v + 2 * 32 * n + 5 * 32 * p.elementwise
+    assert (mp.msm_bytes(s, p.chunk_bytes, True, True, True)
+            == parked_msm_bytes(s, p.chunk_bytes) + 32 * n)
 
 
 def test_a_budget_below_one_chunk_is_one_clear_error():

@@ -168,7 +168,7 @@ class CudaBackend(Backend):
         return self.pool_limit
 
     def split_ops(self, curve):
-        return DeviceSplitOps(self, as_curve(curve), self.plan.elementwise)
+        return DeviceSplitOps(self, as_curve(curve), self.plan.elementwise, keep_twiddles=not self.plan.park_witness)
 
     def quotient(self, curve, a, b, c, n, shift, scale, to_coefficients, count):
         if self.plan is not None and self.plan.split_h:

@@ -74,6 +74,14 @@ def scaled_power_table(curve: str, base: int, count: int, factor: int, canonical
     return table
 
 
+def twiddles(curve: str, n: int) -> cp.ndarray:
+    """transform's table for size n (w^i, i < n/2, for both directions), built afresh and not
+    kept: for a caller that drops it while its memory is needed elsewhere (split_ops.DeviceSplitOps
+    with the witness parked)."""
+    root, _ = _plan(curve, _log_size(curve, n), MAX_STAGES, TILE)
+    return _build_powers(curve, root, max(1, n // 2))
+
+
 def forget_tables() -> None:
     """Drop the domain-sized tables this module keeps (twiddles, coset powers, scaled tables) on every
     device: a new device-memory plan counts only the tables its own H computation builds, and
@@ -163,7 +171,8 @@ def _mul_table(curve: str, src: cp.ndarray, table: cp.ndarray, batch: int, n: in
 
 def transform(curve: str, values: cp.ndarray, *, inverse: bool = False, pre: cp.ndarray | None = None,
               post: cp.ndarray | None = None, scale: cp.ndarray | None = None,
-              sub: cp.ndarray | None = None, size: int | None = None, in_place: bool = False) -> cp.ndarray:
+              sub: cp.ndarray | None = None, size: int | None = None, in_place: bool = False,
+              tw: cp.ndarray | None = None) -> cp.ndarray:
     """Output k = sum_i values[i] pre[i] w^(+-ik), times scale and post[k], minus sub[k] (each where
     given): the DFT over w (inverse: over 1/w, without the 1/n, which `scale` or `post` may carry).
     pre is applied as the first pass loads; scale, post and sub (shaped like the output) as the last
@@ -171,7 +180,8 @@ def transform(curve: str, values: cp.ndarray, *, inverse: bool = False, pre: cp.
     the rest zero: the first pass reads it as it is, instead of a padded copy. `in_place`: the
     last pass writes into `values` (contiguous, full size), which the first pass has already
     read, so a transform holds two vectors instead of three (a device-memory budget's split H);
-    with a single pass, which reads and writes at once, the output is a new array as before."""
+    with a single pass, which reads and writes at once, the output is a new array as before. `tw`:
+    the twiddles (`twiddles(curve, n)`) where the caller holds them, else power_table's kept ones."""
     rows = None
     if size is not None and values.shape[-2] > size:
         raise ValueError(f"{values.shape[-2]} rows do not fit an NTT of size {size}")
@@ -206,7 +216,10 @@ def transform(curve: str, values: cp.ndarray, *, inverse: bool = False, pre: cp.
     if pre is not None and log_n <= MAX_STAGES:  # one pass: the coset kernel cannot also be the last
         src, pre = _mul_table(curve, src, pre, batch, n), None
     root, launches = _plan(curve, log_n, MAX_STAGES, TILE)
-    tw = power_table(curve, root, max(1, n // 2))
+    if tw is None:
+        tw = power_table(curve, root, max(1, n // 2))
+    elif tw.shape != (max(1, n // 2), 4):
+        raise ValueError(f"twiddles for size {n} are uint64[{max(1, n // 2)}, 4], got {tw.shape}")
     reuse = in_place and rows is None and log_n > MAX_STAGES and values.flags.c_contiguous
     out = src if reuse else cp.empty((batch, n, 4), dtype=cp.uint64)
     data = cp.empty((batch, n, 4), dtype=cp.uint64) if log_n > MAX_STAGES else None

@@ -7,6 +7,12 @@ pointwise steps use the existing kernels on chunk-sized slices: a chunk of power
 plain integer so that the product also leaves the Montgomery form), then fr_vmul, or
 fr_ab_minus_c where a parked vector is subtracted. Rows that the SpMV evaluates on the device
 (`DeferredRows`) are computed straight into the head of the zero-padded vector.
+
+Without `keep_twiddles` (a plan that parks the witness) the transforms' twiddles are these ops'
+own instead of ntt.py's kept table: dropped before each vector loads, so that the SpMV's witness,
+matrix and vector have their room, rebuilt by the next transform (one 2^(log n - 1) table: a
+kernel over n/2 elements, three a proof), and gone with the ops after H, so the MSMs do not hold
+them either (memory_plan.split_h_bytes and msm_bytes count them so).
 """
 
 from __future__ import annotations
@@ -46,15 +52,18 @@ def pinned_empty(shape, dtype=np.uint64) -> np.ndarray:
 
 
 class DeviceSplitOps:
-    def __init__(self, backend, curve, elementwise: int):
+    def __init__(self, backend, curve, elementwise: int, keep_twiddles: bool = True):
         self.backend, self.curve, self.name = backend, curve, curve.name
         self.elementwise = elementwise
         self._powers: dict[int, cp.ndarray] = {}  # chunk tables of powers, dropped with these ops (after H)
+        self.keep_twiddles = keep_twiddles
+        self._tw: cp.ndarray | None = None  # without keep_twiddles: the transforms' twiddles, between loads
 
     def _phase(self, label):
         return self.backend._phase(label)
 
     def load(self, v, n: int) -> cp.ndarray:
+        self._tw = None  # before the vector is allocated (see the module docstring)
         with self._phase("h2d_abc"):
             rows = int(v.shape[0])
             if rows > n:
@@ -69,8 +78,11 @@ class DeviceSplitOps:
     def ntt(self, x: cp.ndarray, inverse: bool) -> cp.ndarray:
         n = int(x.shape[0])
         scale = _ntt.const(self.name, pow(n, -1, self.curve.fr.p)) if inverse else None
+        if not self.keep_twiddles and (self._tw is None or int(self._tw.shape[0]) != max(1, n // 2)):
+            with self._phase("twiddles_h"):
+                self._tw = _ntt.twiddles(self.name, n)
         with self._phase("intt_abc" if inverse else "coset_ntt_abc"):
-            return _ntt.transform(self.name, x, inverse=inverse, scale=scale, in_place=True)
+            return _ntt.transform(self.name, x, inverse=inverse, scale=scale, in_place=True, tw=self._tw)
 
     def park(self, x: cp.ndarray) -> np.ndarray:
         with self._phase("park_h"):
