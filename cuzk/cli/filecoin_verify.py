@@ -150,7 +150,7 @@ def commitment(text: str, option: str, sealed: bool) -> bytes:
 
 def prover_id(text: str) -> bytes:
     """--prover-id: 32 bytes of hex, or a miner's ID address f0N / t0N (its LEB128 payload, zero padded)."""
-    from cuzk.circuits.filecoin.post.challenges import prover_id as from_miner
+    from cuzk.circuits.filecoin.common.prover_id import prover_id as from_miner
 
     m = re.fullmatch(r"[ft]0(\d+)", text.strip())
     return from_miner(int(m.group(1))) if m else hex32(text, "--prover-id")
@@ -302,7 +302,7 @@ def cmd_post(args) -> int:
     from cuzk.circuits.filecoin.post import provable as post_kind
     from cuzk.circuits.filecoin.post.challenges import as_randomness
     from cuzk.circuits.filecoin.post.public import window_post_public_inputs, winning_post_public_inputs
-    from cuzk.circuits.filecoin.post.vanilla_proof import non_canonical_rows
+    from cuzk.circuits.filecoin.common.fr_bytes import non_canonical_rows
 
     cfg = _post_config(args)
     pid = prover_id(args.prover_id)

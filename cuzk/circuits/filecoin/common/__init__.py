@@ -3,7 +3,8 @@
     registered_proofs   RegisteredPoStProof / RegisteredSealProof numbers, sector sizes, tree
                         shapes -> PostConfig; parameter-file names
     fr_bytes            the 32-byte little-endian node encoding of an Fr element, Montgomery
-                        conversions
+                        conversions, the rows that are not field elements
+    prover_id           a miner id's 32-byte prover id
     tree_r_last         tree R-last / comm_r: Poseidon nodes, path roots, comm_r of (comm_c, root)
     sparse_tree         Merkle trees known only along the paths a proof opens
     merkle_records      the bincode layout of Merkle inclusion proofs as numpy record arrays
