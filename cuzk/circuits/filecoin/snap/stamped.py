@@ -10,7 +10,7 @@ header      the gadget-level header (`snap_circuit.header`: k_and_h_select and i
             per step);
 challenge   one `front_template` (rho, the encoding, both tree R paths, the apex leaf selected, the
             tree D siblings allocated), then per tree D level the insertion, the SHA-256 piece and
-            the packing (`porep.stamped.tree_d_pieces`), then the equality with the apex leaf.
+            the packing (`common.tree_d.tree_d_pieces`), then the equality with the apex leaf.
 
 Witnesses: every piece's aux values come from numpy and the numba kernels (Poseidon,
 Poseidon_genrand, the SHA-256 bit tape) for all challenges at once (`partition_witness`). The
@@ -35,7 +35,7 @@ from cuzk.r1cs.witness_phases import phase
 
 from cuzk.circuits.filecoin.common.fr_bytes import CURVE, fr, index_bits, small_to_mont
 from . import circuit as sc
-from cuzk.circuits.filecoin.porep.stamped import tree_d_pieces
+from cuzk.circuits.filecoin.common.tree_d import tree_d_pieces
 from .config import SnapConfig
 from cuzk.circuits.filecoin.common.stamped_witness import Cursor, TreeDStep, one, sha_pair, tree_d_step
 
