@@ -15,4 +15,5 @@
     sha_blocks          SHA-256 message blocks laid out for the stamped circuits
     stamped_witness     witness pieces the stamped circuits share (tree D steps, cursors)
     partition_cache     a partition circuit compiled once, cached in memory and on disk
+    circuit_description how `cuzk circuit info` describes a sector proof's partition circuit
 """
