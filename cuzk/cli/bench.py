@@ -21,7 +21,7 @@ from cuzk.errors import CuzkError
 from cuzk.user_dirs import cache_dir
 
 from .files import input_file, output_dir, output_file
-from .usage import help_and_usage_error
+from .usage import command_group
 
 # The layers below are imported inside the commands: a command loads only what it runs (start-up
 # latency, cuzk/cli/main.py).
@@ -36,11 +36,9 @@ FILECOIN_SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    bench = sub.add_parser("bench", help="benchmarks (kernels, ...)", description="Benchmarks that print a table and "
-                           "write JSON.", epilog="Run as modules: " + ", ".join(f"python -m cuzk.bench.{m}"
-                                                                                 for m in MODULE_BENCHMARKS))
-    bsub = bench.add_subparsers(dest="bench_command", metavar="BENCH")
-    bench.set_defaults(func=help_and_usage_error(bench))
+    bsub = command_group(sub, "bench", "bench_command", "BENCH", help="benchmarks (kernels, ...)",
+                         description="Benchmarks that print a table and write JSON.",
+                         epilog="Run as modules: " + ", ".join(f"python -m cuzk.bench.{m}" for m in MODULE_BENCHMARKS))
     _register_kernels(bsub)
     _register_daemon(bsub)
     _register_synth(bsub)

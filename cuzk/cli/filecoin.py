@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from cuzk.errors import CuzkError
 
-from .usage import help_and_usage_error
+from .usage import command_group
 
 # The layers below are imported inside the commands: a command loads only what it runs (start-up
 # latency, cuzk/cli/main.py).
@@ -19,13 +19,13 @@ POSEIDON_ARITIES = (2, 4, 8, 11, 16, 24, 36)  # neptune_constants.ARITIES, witho
 
 
 def register(sub) -> None:
-    p = sub.add_parser("filecoin", help="Filecoin's hash functions and SDR graph (Poseidon, sha254, parents); "
-                       "verify a Filecoin proof from public data",
-                       description="Compute Filecoin's hashes and SDR graph as rust-fil-proofs v28 does, e.g. to check "
-                       "vanilla proofs or Merkle roots by hand; verify a PoRep, WindowPoSt, WinningPoSt or SnapDeals "
-                       "proof from the public data alone, as filecoin-proofs does.")
-    actions = p.add_subparsers(dest="filecoin_command", metavar="COMMAND")
-    p.set_defaults(func=help_and_usage_error(p))
+    actions = command_group(
+        sub, "filecoin", "filecoin_command", "COMMAND",
+        help="Filecoin's hash functions and SDR graph (Poseidon, sha254, parents); verify a Filecoin proof from "
+        "public data",
+        description="Compute Filecoin's hashes and SDR graph as rust-fil-proofs v28 does, e.g. to check vanilla "
+        "proofs or Merkle roots by hand; verify a PoRep, WindowPoSt, WinningPoSt or SnapDeals proof from the "
+        "public data alone, as filecoin-proofs does.")
     for add in SUBCOMMANDS:
         add(actions)
 
@@ -116,19 +116,11 @@ def cmd_sha254(args) -> int:
     return 0
 
 
-def _sector_size(text: str) -> int:
-    from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES
-
-    if text in SECTOR_SIZES:
-        return SECTOR_SIZES[text]
-    if text.isdigit():
-        return int(text)
-    raise CuzkError(f"--sector-size: expected one of {', '.join(SECTOR_SIZES)} or a byte count, got {text!r}")
-
-
 def cmd_parents(args) -> int:
     from cuzk.circuits.filecoin.common.registered_proofs import seal_proof
     from cuzk.circuits.filecoin.porep.sdr import SdrGraph
+
+    from .filecoin_verify import sector_size
 
     if (args.porep_id is None) == (args.registered_proof is None):
         raise CuzkError("parents: give exactly one of --porep-id and --registered-proof")
@@ -138,7 +130,7 @@ def cmd_parents(args) -> int:
         if not args.registered_proof.isdigit():
             raise CuzkError(f"--registered-proof: {args.registered_proof!r} is not a number 0-19")
         proof = seal_proof(int(args.registered_proof))
-        if args.sector_size is not None and _sector_size(args.sector_size) != proof.sector_size:
+        if args.sector_size is not None and sector_size(args.sector_size) != proof.sector_size:
             raise CuzkError(f"--sector-size {args.sector_size} does not match {proof.name} "
                             f"({proof.sector_size} bytes)")
         graph = SdrGraph.for_proof(proof.registered_proof)
@@ -153,7 +145,7 @@ def cmd_parents(args) -> int:
             raise CuzkError(f"--porep-id: {args.porep_id!r} is not hex") from None
         if len(pid) != 32:
             raise CuzkError(f"--porep-id: a porep id is 32 bytes (64 hex digits), got {len(pid)}")
-        graph = SdrGraph(_sector_size(args.sector_size), pid, args.api_version or "1.1.0")
+        graph = SdrGraph(sector_size(args.sector_size), pid, args.api_version or "1.1.0")
     if not args.node.isdigit():
         raise CuzkError(f"NODE: {args.node!r} is not a node index")
     node = int(args.node)

@@ -31,23 +31,25 @@ EPILOG = ("32-byte values are 64 hex digits (an optional 0x), in the byte order 
 
 def add_verify(actions) -> None:
     """`cuzk filecoin verify KIND ...` (cli/filecoin.py lists it among its subcommands)."""
-    from .usage import help_and_usage_error
+    from .usage import command_group
 
-    p = actions.add_parser(
-        "verify", help="verify a Filecoin proof (PoRep, WindowPoSt, WinningPoSt, SnapDeals) from public data",
+    kinds = command_group(
+        actions, "verify", "verify_kind", "KIND",
+        help="verify a Filecoin proof (PoRep, WindowPoSt, WinningPoSt, SnapDeals) from public data",
         description="Verify a Filecoin Groth16 proof from the public data alone, as filecoin-proofs' verify_seal, "
         "verify_window_post, verify_winning_post and verify_empty_sector_update_proof do: the public inputs of "
         "every partition are derived here, then each partition's proof is checked under the circuit's "
         "verifying key.", epilog=EPILOG)
-    kinds = p.add_subparsers(dest="verify_kind", metavar="KIND")
-    p.set_defaults(func=help_and_usage_error(p))
     _add_porep(kinds)
     _add_post(kinds, "window")
     _add_post(kinds, "winning")
     _add_snap(kinds)
 
 
-def _common(c, proofs: str, sizes: str) -> None:
+def _add_kind(kinds, name: str, help: str, description: str, proofs: str, sizes: str):
+    """The parser of one kind with the arguments every kind takes (--registered-proof's help: `proofs`,
+    --sector-size's: `sizes`)."""
+    c = kinds.add_parser(name, help=help, description=description, epilog=EPILOG)
     c.add_argument("--proof", required=True, type=input_file, metavar="FILE",
                    help="the proof bytes: 192 per partition, back to back")
     c.add_argument("--vk", type=input_file, metavar="FILE",
@@ -56,18 +58,18 @@ def _common(c, proofs: str, sizes: str) -> None:
                    "$FIL_PROOFS_PARAMETER_CACHE or /var/tmp/filecoin-proof-parameters")
     c.add_argument("--registered-proof", metavar="NAME|NUMBER", help=proofs)
     c.add_argument("--sector-size", metavar="S", help=sizes)
+    return c
 
 
 def _add_porep(kinds) -> None:
-    c = kinds.add_parser(
-        "porep", help="a sealed sector's PoRep (seal commit) proof, as verify_seal checks it",
+    c = _add_kind(
+        kinds, "porep", help="a sealed sector's PoRep (seal commit) proof, as verify_seal checks it",
         description="Verify a sector's PoRep (C2) proof, as filecoin-proofs' verify_seal does: the replica id "
         "from prover id, sector number, ticket, comm_d and porep id; each partition's interactive challenges "
         "from the replica id and seed; their SDR graph parents; then each partition's Groth16 proof.",
-        epilog=EPILOG)
-    _common(c, "the RegisteredSealProof (0-9, e.g. 8 or StackedDrg32GiBV1_1): sector size, porep id and api "
-            "version", "instead of --registered-proof: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB (or a test size); the "
-            "V1_1 proof of that size unless --porep-id or --api-version says otherwise")
+        proofs="the RegisteredSealProof (0-9, e.g. 8 or StackedDrg32GiBV1_1): sector size, porep id and api "
+        "version", sizes="instead of --registered-proof: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB (or a test size); the "
+        "V1_1 proof of that size unless --porep-id or --api-version says otherwise")
     c.add_argument("--porep-id", metavar="HEX", help="with --sector-size: the 32-byte porep id the graph is built "
                    "from, for a porep id and api pair that is no registered proof's")
     c.add_argument("--api-version", choices=API_VERSIONS, help="with --sector-size: the graph's api version "
@@ -91,13 +93,12 @@ def _add_post(kinds, kind: str) -> None:
     sectors = ("--sector once per proven sector, in any order (sorted by number, as filecoin-proofs' BTreeMap "
                "orders them; sectors_per_partition of them per partition)" if kind == "window"
                else "--sector once: the one challenged sector")
-    c = kinds.add_parser(
-        f"{kind}-post", help=f"a {name} proof, as {api} checks it",
+    c = _add_kind(
+        kinds, f"{kind}-post", help=f"a {name} proof, as {api} checks it",
         description=f"Verify a {name} proof, as filecoin-proofs' {api} does: each partition's leaf challenges "
         f"from the randomness and the sector numbers, with the sectors' comm_r; then each partition's Groth16 "
-        f"proof. {sectors}.", epilog=EPILOG)
-    _common(c, f"the RegisteredPoStProof ({numbers})", "instead of --registered-proof: 2KiB, 8MiB, 512MiB, 32GiB, "
-            "64GiB (or a test size), at --api-version")
+        f"proof. {sectors}.", proofs=f"the RegisteredPoStProof ({numbers})",
+        sizes="instead of --registered-proof: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB (or a test size), at --api-version")
     default = "1.2.0 (V1_1)" if kind == "window" else "1.0.0"
     c.add_argument("--api-version", choices=API_VERSIONS, help=f"with --sector-size: the challenge derivation's "
                    f"api version (default {default})")
@@ -111,13 +112,13 @@ def _add_post(kinds, kind: str) -> None:
 
 
 def _add_snap(kinds) -> None:
-    c = kinds.add_parser(
-        "snap", help="a SnapDeals (sector update) proof, as verify_empty_sector_update_proof checks it",
+    c = _add_kind(
+        kinds, "snap", help="a SnapDeals (sector update) proof, as verify_empty_sector_update_proof checks it",
         description="Verify a SnapDeals (EmptySectorUpdate) proof, as filecoin-proofs' "
         "verify_empty_sector_update_proof does: partition k's public inputs are k with the size's h, comm_r_old, "
-        "comm_d_new and comm_r_new; then each partition's Groth16 proof.", epilog=EPILOG)
-    _common(c, "the RegisteredUpdateProof (0-4, e.g. 3 or StackedDrg32GiBV1)", "instead of --registered-proof: "
-            "2KiB, 8MiB, 512MiB, 32GiB, 64GiB (or a test size)")
+        "comm_d_new and comm_r_new; then each partition's Groth16 proof.",
+        proofs="the RegisteredUpdateProof (0-4, e.g. 3 or StackedDrg32GiBV1)",
+        sizes="instead of --registered-proof: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB (or a test size)")
     c.add_argument("--comm-r-old", required=True, metavar="HEX|CID", help="the sector's sealed commitment before")
     c.add_argument("--comm-r-new", required=True, metavar="HEX|CID", help="the sealed commitment after the update")
     c.add_argument("--comm-d-new", required=True, metavar="HEX|CID", help="the new data's commitment")
@@ -150,7 +151,7 @@ def commitment(text: str, option: str, sealed: bool) -> bytes:
 
 def prover_id(text: str) -> bytes:
     """--prover-id: 32 bytes of hex, or a miner's ID address f0N / t0N (its LEB128 payload, zero padded)."""
-    from cuzk.circuits.filecoin.post.challenges import prover_id as from_miner
+    from cuzk.circuits.filecoin.common.prover_id import prover_id as from_miner
 
     m = re.fullmatch(r"[ft]0(\d+)", text.strip())
     return from_miner(int(m.group(1))) if m else hex32(text, "--prover-id")
@@ -302,7 +303,7 @@ def cmd_post(args) -> int:
     from cuzk.circuits.filecoin.post import provable as post_kind
     from cuzk.circuits.filecoin.post.challenges import as_randomness
     from cuzk.circuits.filecoin.post.public import window_post_public_inputs, winning_post_public_inputs
-    from cuzk.circuits.filecoin.post.vanilla_proof import non_canonical_rows
+    from cuzk.circuits.filecoin.common.fr_bytes import non_canonical_rows
 
     cfg = _post_config(args)
     pid = prover_id(args.prover_id)

@@ -9,7 +9,7 @@ from cuzk.errors import CuzkError, FormatError, ValidationError
 from cuzk.progress import Status
 
 from .files import input_file
-from .usage import help_and_usage_error
+from .usage import command_group
 
 # The layers below are imported inside the commands: a command loads only what it runs (start-up
 # latency, cuzk/cli/main.py).
@@ -18,9 +18,7 @@ CHUNK = 1 << 16
 
 
 def register(sub) -> None:
-    p = sub.add_parser("params", help="inspect and validate parameter files")
-    psub = p.add_subparsers(dest="params_command", metavar="ACTION")
-    p.set_defaults(func=help_and_usage_error(p))
+    psub = command_group(sub, "params", "params_command", "ACTION", help="inspect and validate parameter files")
     c = psub.add_parser("check", help="check every point (on curve, in subgroup, not infinity)",
                         description="Validate a bellperson .params (or .vk) file: layout and lengths, then every "
                         "point on the curve and in the prime-order subgroup, with progress. Exit 0 if valid, "

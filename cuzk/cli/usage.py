@@ -16,3 +16,12 @@ def help_and_usage_error(parser: argparse.ArgumentParser):
         return EXIT_USAGE
 
     return run
+
+
+def command_group(sub, name: str, dest: str, metavar: str, **parser_args):
+    """The subcommands of a new command group `name` (a parser of `sub`, made with `parser_args`):
+    the group run without one of them is a usage error."""
+    parser = sub.add_parser(name, **parser_args)
+    commands = parser.add_subparsers(dest=dest, metavar=metavar)
+    parser.set_defaults(func=help_and_usage_error(parser))
+    return commands

@@ -13,10 +13,11 @@ from cuzk.circuits.filecoin.porep.challenges import interactive_challenges, publ
 from cuzk.circuits.filecoin.porep.unsatisfied import first_unsatisfied
 from cuzk.circuits.filecoin.porep.stamped import PorepInputs
 from cuzk.circuits.filecoin.porep.config import porep_config_for
-from cuzk.circuits.filecoin.porep.sparse_gen import (
-    SparseTree, compute_columns, generate_replica_id, make_sector_proofs, sha_level,
-)
-from cuzk.circuits.filecoin.porep.vanilla_gen import _tree_levels, make_replica
+from cuzk.circuits.filecoin.porep.sparse_gen import compute_columns, generate_replica_id, make_sector_proofs
+from cuzk.circuits.filecoin.porep.vanilla_gen import make_replica
+from cuzk.circuits.filecoin.common.default_tree import SparseTree
+from cuzk.circuits.filecoin.common.tree_d import sha_level
+from cuzk.circuits.filecoin.common.whole_tree import tree_levels as _tree_levels
 from cuzk.circuits.filecoin.common.registered_proofs import SECTOR_SIZES
 from cuzk.circuits.filecoin.porep.sdr import SdrGraph, porep_id
 from cuzk.circuits.filecoin.common.fr_bytes import from_mont, fr, to_mont

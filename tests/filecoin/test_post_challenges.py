@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from cuzk.circuits.filecoin.post.challenges import (
-    challenge_index, leaf_challenges, prover_id, public_inputs, slot_challenges, vanilla_challenges,
+    challenge_index, leaf_challenges, public_inputs, slot_challenges, vanilla_challenges,
 )
+from cuzk.circuits.filecoin.common.prover_id import prover_id
 from cuzk.circuits.filecoin.common.registered_proofs import post_config, post_config_for
 from cuzk.circuits.filecoin.common.fr_bytes import fr
 from cuzk.errors import FormatError

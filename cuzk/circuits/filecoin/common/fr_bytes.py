@@ -71,6 +71,13 @@ def to_mont(nodes: np.ndarray) -> np.ndarray:
     return f.to_mont(limbs).reshape(shape + (4,))
 
 
+def non_canonical_rows(nodes: np.ndarray) -> np.ndarray:
+    """int64 indices of the rows of uint8[N, 32] whose little-endian value is not below r
+    (Rust converts every node to Fr and refuses those)."""
+    rows = np.ascontiguousarray(nodes, dtype=np.uint8).reshape(-1, 32)
+    return np.flatnonzero(~fr().is_canonical(rows.view("<u8").astype(np.uint64)))
+
+
 def from_mont(values: np.ndarray) -> np.ndarray:
     """Montgomery uint64[..., 4] -> 32-byte LE encodings uint8[..., 32]."""
     values = np.ascontiguousarray(values, dtype=np.uint64)

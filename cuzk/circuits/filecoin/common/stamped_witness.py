@@ -5,7 +5,7 @@ once (Montgomery field elements, bits as uint8). These are the pieces both circu
 encodings of 0/1, a value's little-endian bits, the packing of a SHA-256 digest into a field element,
 a cursor that fills consecutive aux columns, and a whole tree D level (the binary sha254 Merkle
 step: insertion of the node among its sibling, SHA-256 of both children's bits, the packed digest),
-whose templates are `porep.stamped.tree_d_pieces`.
+whose templates are `tree_d.tree_d_pieces`.
 """
 
 from __future__ import annotations
@@ -97,14 +97,14 @@ class TreeDStep:
 
 def tree_d_step(hash_piece, cur: np.ndarray, bit: np.ndarray, sibling: np.ndarray) -> TreeDStep:
     """The witness of a tree D step over N paths: cur and sibling Montgomery [N, 4], bit uint8[N]
-    (1: the node is the right child); hash_piece: `porep.stamped.tree_d_pieces().hash`."""
+    (1: the node is the right child); hash_piece: `tree_d.tree_d_pieces().hash`."""
     ins, pre = insert_values(cur, np.asarray(bit, dtype=np.uint8).reshape(-1, 1), sibling[:, None], one())
     return TreeDStep(ins, *sha_pair(hash_piece, pre[:, 0], pre[:, 1]))
 
 
 def sha_pair(hash_piece, left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(bits uint8[N, aux] of the tree D hash piece, packed digest [N, 1, 4]) of sha254(left || right)
-    for N pairs of Montgomery field elements (hash_piece: `porep.stamped.tree_d_pieces().hash`, whose
+    for N pairs of Montgomery field elements (hash_piece: `tree_d.tree_d_pieces().hash`, whose
     aux are all on its bit tape)."""
     n = left.shape[0]
     ext = np.concatenate([le_bits(left), le_bits(right)], axis=1)

@@ -11,7 +11,7 @@ import bisect
 import numpy as np
 
 from cuzk.circuits.filecoin.common.registered_proofs import SIZE_NAMES
-from cuzk.circuits.filecoin.post.vanilla_proof import non_canonical_rows
+from cuzk.circuits.filecoin.common.fr_bytes import non_canonical_rows
 from cuzk.codec.json_reader import JsonReader
 from cuzk.errors import FormatError
 

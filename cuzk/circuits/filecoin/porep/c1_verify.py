@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cuzk.circuits.filecoin.common.fr_bytes import fr, from_mont, to_mont
+from cuzk.circuits.filecoin.common.fr_bytes import fr, from_mont, non_canonical_rows, to_mont
 from cuzk.circuits.filecoin.common.tree_r_last import comm_r_of, path_roots
-from cuzk.circuits.filecoin.post.vanilla_proof import non_canonical_rows
 from cuzk.errors import ValidationError
 from cuzk.gadgets.sha256.filecoin import sha254_many
 

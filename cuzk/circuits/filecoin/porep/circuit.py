@@ -37,11 +37,12 @@ from cuzk.gadgets.boolean import FALSE, Boolean
 from cuzk.gadgets.insertion import enforce_equal, insert, pack_bits_into_input
 from cuzk.gadgets.num import Num
 from cuzk.gadgets.poseidon.neptune_gadget import poseidon_hash
-from cuzk.gadgets.sha256.filecoin import flip_byte_bits, num_to_bits_le, pack_bits
+from cuzk.gadgets.sha256.filecoin import flip_byte_bits, num_to_bits_le
 from cuzk.gadgets.sha256.gadget import sha256
 from cuzk.r1cs import LC, ONE
 
 from cuzk.circuits.filecoin.common.fr_bytes import fr
+from cuzk.circuits.filecoin.common.tree_d import pack_digest, sha_leaves, tree_d_level
 from .challenges import PER_CHALLENGE_INPUTS
 from .config import BASE_DEGREE, DEGREE, TOTAL_PARENTS, PorepConfig
 
@@ -156,31 +157,6 @@ def tree_d_inclusion(cs, cfg: PorepConfig, leaf: Num, root: Num, pub: int, v: Ch
                         cur = pack_digest(cs, digest)
             bits.append(bit)
     path_end(cs, bits, pub, cur, root)
-
-
-def tree_d_level(cs, cur: Num, index_bit: int | None, sibling: int | None) -> tuple[Boolean, list[Num]]:
-    """A tree D level up to its preimage: the index bit, the sibling, the insertion (arity 2)."""
-    with _ns(cs, "index bit 0"):
-        bit = Boolean.alloc(cs, index_bit)
-    with _ns(cs, "path element 0"):
-        sib = Num.alloc(cs, sibling)
-    return bit, insert(cs, cur, [bit], [sib])
-
-
-def sha_leaves(cs, leaves: list[Num]) -> list[Boolean]:
-    """Sha256Function::hash_multi_leaf_circuit up to the digest: each leaf's to_bits_le, its bytes
-    in SHA-256 bit order, then SHA-256 (digest bits in SHA-256 order)."""
-    bits = []
-    for i, leaf in enumerate(leaves):
-        with _ns(cs, f"{i}_num_into_bits"):
-            bits += flip_byte_bits(num_to_bits_le(cs, leaf))
-    with _ns(cs, "hash"):
-        return sha256(cs, bits)
-
-
-def pack_digest(cs, digest: list[Boolean]) -> Num:
-    """The digest's first 254 little-endian bits as one new number (multipack::pack_bits)."""
-    return pack_bits(cs, flip_byte_bits(digest))
 
 
 def path_end(cs, bits: list[Boolean], pub: int, cur: Num, root: Num) -> None:

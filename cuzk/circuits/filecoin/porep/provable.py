@@ -14,7 +14,7 @@ import numpy as np
 
 from cuzk.errors import FormatError
 
-from cuzk.circuits.filecoin.common import partition_cache
+from cuzk.circuits.filecoin.common import circuit_description, partition_cache
 from . import stamped as porep_circuit
 from .config import PorepConfig, porep_config_for
 from cuzk.circuits.filecoin.common.registered_proofs import SIZE_NAMES
@@ -131,8 +131,7 @@ def public_inputs(c1) -> list[list[int]]:
 
 def describe(cfg: PorepConfig) -> tuple[str, list[str]]:
     """The circuit's title and its trees, as `cuzk circuit info` prints them."""
-    title = (f"{cfg.name} partition (rust-fil-proofs v28 StackedDRG, {cfg.layers} layers, "
-             f"{cfg.challenges} challenge(s) per partition, {cfg.partitions} partition(s) per sector)")
-    trees = (f"trees: D binary sha254, depth {cfg.tree_d_depth}; C and R-last Poseidon, arities "
-             f"{'-'.join(str(a) for a in cfg.arities)}")
-    return title, [trees]
+    return circuit_description.describe(
+        cfg, "StackedDRG", [f"{cfg.layers} layers", f"{cfg.challenges} challenge(s) per partition",
+                            f"{cfg.partitions} partition(s) per sector"],
+        f"depth {cfg.tree_d_depth}", "C and R-last")

@@ -28,7 +28,7 @@ from cuzk.errors import FormatError
 from .challenges import generate_replica_id, interactive_challenges, public_inputs
 from .config import PorepConfig
 from .sdr import SdrGraph
-from cuzk.circuits.filecoin.post.vanilla_proof import non_canonical_rows
+from cuzk.circuits.filecoin.common.fr_bytes import non_canonical_rows
 
 
 def commitment(value, name: str) -> bytes:

@@ -14,7 +14,7 @@ import numpy as np
 from .challenges import generate_replica_id
 from .config import PorepConfig
 from .sparse_gen import SectorProofs, make_sector_proofs
-from cuzk.circuits.filecoin.post.challenges import prover_id
+from cuzk.circuits.filecoin.common.prover_id import prover_id
 from .sdr import porep_id
 from cuzk.errors import ValidationError
 

@@ -35,11 +35,9 @@ Everything that scales with the challenge count is a numpy array; nothing scales
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
-from cuzk.gadgets.sha256.filecoin import sha254_many
 from cuzk.gadgets.sha256.native import sha256 as sha256_many
 
 from cuzk.circuits.filecoin.common.fr_bytes import TOP_MASK, fr, from_mont, random_nodes, to_mont
@@ -48,81 +46,11 @@ from .config import BASE_DEGREE, DEGREE, PorepConfig
 from .vanilla_proof import PorepPartitionProof
 from .sdr import SdrGraph, porep_id
 from cuzk.circuits.filecoin.common.tree_r_last import comm_r_of, hash_children
+from cuzk.circuits.filecoin.common.tree_d import sha_level
+from cuzk.circuits.filecoin.common.default_tree import SparseTree
 
 DATA_NODES = 4096  # nodes of a (non-cc) generated sector that hold random data; the others hold zero
 PREFIX_BYTES = 64  # replica_id || layer u32 BE || node u64 BE || 20 zero bytes
-
-
-# ---- sparse trees --------------------------------------------------------------------------------
-
-
-class SparseTree:
-    """A Merkle tree of mixed arities (leaf upwards) known only along the paths of some leaves.
-
-    Level i holds the sorted indices of the touched parents (int64[Np]) and their children
-    [Np, a_i, *node]; children not on a known path are the level's default node (the root of an
-    all-default subtree). Leaf indices are global (`_paths` order of porep_vanilla_gen: at each level
-    position = index % a, parent = index // a)."""
-
-    def __init__(self, index: np.ndarray, leaves: np.ndarray, arities, hash_level: Callable,
-                 default_leaf: np.ndarray):
-        idx, first = np.unique(np.asarray(index, dtype=np.int64), return_index=True)
-        cur = np.asarray(leaves)[first]
-        default = np.asarray(default_leaf, dtype=cur.dtype)
-        node = cur.shape[1:]
-        self.arities = tuple(int(a) for a in arities)
-        self.parents: list[np.ndarray] = []
-        self.children: list[np.ndarray] = []
-        self.defaults = [default]
-        for a in self.arities:
-            par = np.unique(idx // a)
-            kids = np.empty((len(par), a) + node, dtype=cur.dtype)
-            kids[...] = default
-            kids[np.searchsorted(par, idx // a), idx % a] = cur
-            self.parents.append(par)
-            self.children.append(kids)
-            idx, cur = par, hash_level(kids)
-            default = hash_level(np.broadcast_to(default, (1, a) + node).copy())[0]
-            self.defaults.append(default)
-        if idx.tolist() != [0]:
-            raise ValueError(f"arities {self.arities} do not reduce the leaves to one root")
-        self.root = cur[0]
-
-    def paths(self, index) -> list[np.ndarray]:
-        """Per level the siblings [K, a - 1, *node] of leaves `index` (any leaves: below the known
-        paths every sibling is the level's default node)."""
-        idx = np.asarray(index, dtype=np.int64).ravel()
-        out = []
-        for a, par, kids, default in zip(self.arities, self.parents, self.children, self.defaults):
-            pos = idx % a
-            row = np.minimum(np.searchsorted(par, idx // a), len(par) - 1)
-            known = par[row] == idx // a
-            j = np.arange(a)
-            cols = np.broadcast_to(j, (len(idx), a))[j[None, :] != pos[:, None]].reshape(len(idx), a - 1)
-            sib = kids[row[:, None], cols]
-            sib[~known] = default
-            out.append(sib)
-            idx = idx // a
-        return out
-
-    def leaves(self, index) -> np.ndarray:
-        """The leaves at `index` (the default leaf where none was given)."""
-        return self.nodes(0, index)
-
-    def nodes(self, level: int, index) -> np.ndarray:
-        """The nodes at `index` of `level` (0: the leaves; below the root), the level's default
-        node where no known path passes."""
-        idx = np.asarray(index, dtype=np.int64).ravel()
-        a, par, kids = self.arities[level], self.parents[level], self.children[level]
-        row = np.minimum(np.searchsorted(par, idx // a), len(par) - 1)
-        out = kids[row, idx % a]
-        out[par[row] != idx // a] = self.defaults[level]
-        return out
-
-
-def sha_level(kids: np.ndarray) -> np.ndarray:
-    """One tree D level: [Np, 2, 32] -> [Np, 32] (sha254 of the 64-byte pair)."""
-    return sha254_many(np.ascontiguousarray(kids).reshape(len(kids), 64))
 
 
 # ---- labels ----------------------------------------------------------------------------------------

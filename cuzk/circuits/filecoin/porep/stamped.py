@@ -14,14 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cuzk.gadgets import bit_tape
-from cuzk.gadgets.boolean import Boolean
 from cuzk.gadgets.insertion import insert_values
 from cuzk.gadgets.insertion import num_aux as insert_aux
 from cuzk.gadgets.num import Num
 from cuzk.gadgets.poseidon.neptune_gadget import num_constraints as hash_size
 from cuzk.gadgets.sha256.filecoin import flip_byte_bits
-from cuzk.gadgets.stamped import StampedGadget, output_indices
+from cuzk.gadgets.stamped import StampedGadget
 from cuzk.r1cs import RecordingCS
 from cuzk.r1cs.witness_phases import phase
 
@@ -30,9 +28,11 @@ from cuzk.circuits.filecoin.common import sha_blocks
 from .challenges import PER_CHALLENGE_INPUTS
 from .config import BASE_DEGREE, DEGREE, PorepConfig
 from cuzk.circuits.filecoin.common.stamped_witness import NUM_BITS, Cursor, bit_mont, le_bits, one, packed, tree_d_step
+from cuzk.circuits.filecoin.common.templates import input_bits, input_nums, recorded_gadget
+from cuzk.circuits.filecoin.common.tree_d import tree_d_pieces
 from .circuit import (
     ChallengeValues, HeaderValues, challenge, challenge_bits, column_parent, header, label_message,
-    label_parent_bits, layer_rows, pack_digest, path_end, sha_leaves, tail, tree_d_level,
+    label_parent_bits, layer_rows, path_end, tail,
 )
 
 
@@ -100,64 +100,24 @@ def challenge_of_row(cfg: PorepConfig, row: int) -> int | None:
 # ---- templates -----------------------------------------------------------------------------------
 
 
-def _nums(cs, n: int) -> list[Num]:
-    return [Num.of_var(v, None, cs.modulus) for v in cs.alloc_input_many(n).tolist()]
-
-
-def _bits(cs, n: int) -> list[Boolean]:
-    return [Boolean.of_var(v) for v in cs.alloc_input_many(n).tolist()]
-
-
-def _gadget(cs, outputs=(), program=None) -> StampedGadget:
-    return StampedGadget(CURVE, cs.template(), output_indices(outputs), program)
-
-
-@dataclass(frozen=True)
-class TreeDPieces:
-    front: StampedGadget  # [cur] -> aux [bit, sibling, p0, p1]
-    hash: StampedGadget  # [p0, p1] -> to_bits of both, SHA-256; outputs the 256 digest bits
-    pack: StampedGadget  # [256 digest bits] -> the packed number (aux 0, output)
-
-
-@functools.cache
-def tree_d_pieces() -> TreeDPieces:
-    cs = RecordingCS(CURVE)
-    (cur,) = _nums(cs, 1)
-    tree_d_level(cs, cur, None, None)
-    front = _gadget(cs)
-
-    cs = RecordingCS(CURVE)
-    leaves = _nums(cs, 2)
-    with bit_tape.recording(cs) as tape:
-        digest = sha_leaves(cs, leaves)
-    program = tape.program()
-    hash_ = _gadget(cs, [b.var for b in digest], program)
-    if program.num_aux != hash_.num_aux or program.num_external != 2 * NUM_BITS:
-        raise AssertionError("tree D hash: every aux must be on the bit tape")
-
-    cs = RecordingCS(CURVE)
-    out = pack_digest(cs, _bits(cs, 256))
-    return TreeDPieces(front, hash_, _gadget(cs, [out.single_var()]))
-
-
 @functools.cache
 def path_end_template(nbits: int) -> StampedGadget:
     """[nbits path bits, public input, computed root, root]: 2 constraints, no aux."""
     cs = RecordingCS(CURVE)
-    bits = _bits(cs, nbits)
+    bits = input_bits(cs, nbits)
     pub, cur, root = cs.alloc_input_many(3).tolist()
     path_end(cs, bits, pub, Num.of_var(cur, None, cs.modulus), Num.of_var(root, None, cs.modulus))
-    return _gadget(cs)
+    return recorded_gadget(cs)
 
 
 @functools.cache
 def parent_template(cfg: PorepConfig) -> StampedGadget:
     """[comm_c, public input] -> a parent's column, hash and tree C path; outputs the L rows."""
     cs = RecordingCS(CURVE)
-    (comm_c,) = _nums(cs, 1)
+    (comm_c,) = input_nums(cs, 1)
     (pub,) = cs.alloc_input_many(1).tolist()
     rows = column_parent(cs, cfg, comm_c, pub, None, "parent")
-    return _gadget(cs, [r.single_var() for r in rows])
+    return recorded_gadget(cs, [r.single_var() for r in rows])
 
 
 @functools.cache
@@ -166,16 +126,16 @@ def challenge_template() -> StampedGadget:
     cs = RecordingCS(CURVE)
     (pub,) = cs.alloc_input_many(1).tolist()
     bits = challenge_bits(cs, pub, None)
-    return _gadget(cs, [b.var for b in bits])
+    return recorded_gadget(cs, [b.var for b in bits])
 
 
 @functools.cache
 def label_bits_template(k: int) -> StampedGadget:
     """[k parent labels] -> their to_bits_le, 255 bits each (all aux)."""
     cs = RecordingCS(CURVE)
-    nums = _nums(cs, k)
+    nums = input_nums(cs, k)
     label_parent_bits(cs, nums[:BASE_DEGREE], nums[BASE_DEGREE:])
-    return _gadget(cs)
+    return recorded_gadget(cs)
 
 
 @functools.cache
@@ -184,9 +144,9 @@ def label_layout(layer: int) -> sha_blocks.MessageLayout:
     the 64 challenge bits, then 255 bits per hashed parent label (6 or 14)."""
     k = BASE_DEGREE if layer == 1 else DEGREE
     cs = RecordingCS(CURVE)
-    replica = flip_byte_bits(_bits(cs, NUM_BITS))
-    node = _bits(cs, 64)
-    parents = [flip_byte_bits(_bits(cs, NUM_BITS)) for _ in range(k)]
+    replica = flip_byte_bits(input_bits(cs, NUM_BITS))
+    node = input_bits(cs, 64)
+    parents = [flip_byte_bits(input_bits(cs, NUM_BITS)) for _ in range(k)]
     return sha_blocks.layout(label_message(replica, layer, node, parents))
 
 
@@ -195,11 +155,11 @@ def tail_template(cfg: PorepConfig) -> StampedGadget:
     """[L labels, data leaf, comm_r_last, comm_c, public input R, public input C] -> encoding,
     tree R-last path, column hash, tree C path."""
     cs = RecordingCS(CURVE)
-    nums = _nums(cs, cfg.layers + 3)
+    nums = input_nums(cs, cfg.layers + 3)
     pub_r, pub_c = cs.alloc_input_many(2).tolist()
     L = cfg.layers
     tail(cs, cfg, nums[:L], nums[L], nums[L + 1], nums[L + 2], pub_r, pub_c, None)
-    return _gadget(cs)
+    return recorded_gadget(cs)
 
 
 # ---- the partition's inputs as arrays ------------------------------------------------------------

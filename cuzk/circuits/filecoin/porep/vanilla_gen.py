@@ -32,33 +32,9 @@ from .config import BASE_DEGREE, PorepConfig
 from .vanilla_proof import PorepPartitionProof
 from .sdr import SdrGraph, porep_id
 from cuzk.circuits.filecoin.common.tree_r_last import comm_r_of, hash_children
+from cuzk.circuits.filecoin.common.whole_tree import tree_levels, tree_paths
 
 MAX_NODES = 1 << 18  # whole-replica generation is a Python loop over nodes: test sizes only
-
-
-def _tree_levels(leaves: np.ndarray, arities, parent) -> list[np.ndarray]:
-    """All levels, leaves first: each the parents of the one below, `arity` children each."""
-    levels = [leaves]
-    for a in arities:
-        cur = levels[-1]
-        levels.append(parent(cur.reshape((-1, a) + cur.shape[1:])))
-    if levels[-1].shape[0] != 1:
-        raise ValueError("the arities do not reduce the leaves to one root")
-    return levels
-
-
-def _paths(levels: list[np.ndarray], arities, index: np.ndarray) -> list[np.ndarray]:
-    """Per level the siblings [K, a - 1, ...] of leaves `index` [K]."""
-    idx = np.asarray(index, dtype=np.int64).ravel()
-    out = []
-    for level, a in zip(levels, arities):
-        pos = idx % a
-        j = np.arange(a)
-        keep = j[None, :] != pos[:, None]
-        cols = np.broadcast_to(j, (len(idx), a))[keep].reshape(len(idx), a - 1)
-        out.append(level[(idx // a)[:, None] * a + cols])
-        idx = idx // a
-    return out
 
 
 @dataclass
@@ -97,19 +73,19 @@ class Replica:
         columns = self.labels.transpose(1, 0, 2)  # [N, L, 32]
         flat = parents.astype(np.int64).ravel()
         parent_paths = tuple(from_mont(p).reshape((C, parents.shape[1]) + p.shape[1:2] + (32,))
-                             for p in _paths(self.tree_c, ar, flat))
+                             for p in tree_paths(self.tree_c, ar, flat))
         replica_nodes = from_mont(self.tree_r[0])
         return PorepPartitionProof(
             replica_id=self.replica_id.copy(), comm_d=self.comm_d.copy(), comm_r=self.comm_r.copy(),
             comm_c=self.comm_c, comm_r_last=self.comm_r_last, challenges=ch, parents=parents,
             data_leaves=self.data[ch.astype(np.int64)],
-            data_paths=np.stack([p[:, 0] for p in _paths(self.tree_d, (2,) * cfg.tree_d_depth, ch)], axis=1),
+            data_paths=np.stack([p[:, 0] for p in tree_paths(self.tree_d, (2,) * cfg.tree_d_depth, ch)], axis=1),
             parent_columns=columns[flat].reshape(C, parents.shape[1], cfg.layers, 32),
             parent_paths=parent_paths,
             columns=columns[ch.astype(np.int64)],
-            column_paths=tuple(from_mont(p) for p in _paths(self.tree_c, ar, ch)),
+            column_paths=tuple(from_mont(p) for p in tree_paths(self.tree_c, ar, ch)),
             replica_leaves=replica_nodes[ch.astype(np.int64)],
-            replica_paths=tuple(from_mont(p) for p in _paths(self.tree_r, ar, ch)),
+            replica_paths=tuple(from_mont(p) for p in tree_paths(self.tree_r, ar, ch)),
         )
 
 
@@ -149,10 +125,10 @@ def make_replica(cfg: PorepConfig, seed: int, porep: bytes | None = None) -> Rep
     data = random_nodes(rng, cfg.nodes)
     labels = label_layers(graph, bytes(replica_id), cfg.layers)
     col_hash = hash_children(to_mont(labels.transpose(1, 0, 2)))
-    tree_c = _tree_levels(col_hash, cfg.arities, hash_children)
+    tree_c = tree_levels(col_hash, cfg.arities, hash_children)
     replica = fr().add(to_mont(labels[-1]), to_mont(data))
-    tree_r = _tree_levels(replica, cfg.arities, hash_children)
-    tree_d = _tree_levels(data, (2,) * cfg.tree_d_depth, lambda kids: sha254_many(kids.reshape(len(kids), 64)))
+    tree_r = tree_levels(replica, cfg.arities, hash_children)
+    tree_d = tree_levels(data, (2,) * cfg.tree_d_depth, lambda kids: sha254_many(kids.reshape(len(kids), 64)))
     comm_r = comm_r_of(from_mont(tree_c[-1][0]), from_mont(tree_r[-1][0]))[0]
     return Replica(cfg, graph, replica_id, data, labels, tree_d, tree_c, tree_r, comm_r)
 

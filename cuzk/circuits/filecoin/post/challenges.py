@@ -23,7 +23,7 @@ vanilla proof was made for (api/post_util.rs
 `generate_fallback_sector_challenges`, sector_count 1).
 
 The miner id does not enter the circuit or the leaf challenges; it selects
-WinningPoSt's sector outside (`prover_id` below is how it is encoded).
+WinningPoSt's sector outside (`common.prover_id` is how it is encoded).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from cuzk.errors import FormatError
 from cuzk.gadgets.sha256.native import sha256
 
 from cuzk.circuits.filecoin.common.registered_proofs import API_V1_0, API_V1_1, PostConfig
-from .vanilla_proof import non_canonical_rows
+from cuzk.circuits.filecoin.common.fr_bytes import non_canonical_rows
 
 
 def as_randomness(randomness) -> bytes:
@@ -163,16 +163,3 @@ def public_inputs(config: PostConfig, randomness, sectors, partition_index: int 
         rows.append(rows[-1])
     return [v for row in rows for v in row]
 
-
-def prover_id(miner_id: int) -> bytes:
-    """The 32-byte prover id of an ID-address miner: its LEB128 varint, zero padded
-    (Curio cuzk-core prover.rs `make_prover_id`; Go's address payload)."""
-    if not 0 <= int(miner_id) < 1 << 64:
-        raise FormatError(f"miner_id: must be a u64, got {miner_id}")
-    out, v = bytearray(), int(miner_id)
-    while True:
-        byte, v = v & 0x7F, v >> 7
-        out.append(byte | (0x80 if v else 0))
-        if not v:
-            break
-    return bytes(out) + bytes(32 - len(out))

@@ -39,7 +39,8 @@ import numpy as np
 from .challenges import PublicSectors, as_randomness, vanilla_challenges
 from .partition import PartitionSlots, partition_slots
 from cuzk.circuits.filecoin.common.registered_proofs import PostConfig, post_config
-from .vanilla_proof import PostSectorProof, non_canonical_rows
+from cuzk.circuits.filecoin.common.fr_bytes import non_canonical_rows
+from .vanilla_proof import PostSectorProof
 from cuzk.circuits.filecoin.common.tree_r_last import comm_r_of, path_roots
 from cuzk.errors import FormatError
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cuzk.circuits.filecoin.common.fr_bytes import fr
 
 
 @dataclass
@@ -51,10 +50,3 @@ class PostSectorProof:
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         return PostSectorProof(self.sector_id, self.comm_r, self.comm_c, self.comm_r_last, self.leaves[rows],
                                self.roots[rows], tuple(s[rows] for s in self.siblings), self.indices[rows])
-
-
-def non_canonical_rows(nodes: np.ndarray) -> np.ndarray:
-    """int64 indices of the rows of uint8[N, 32] whose little-endian value is not below r
-    (Rust converts every node to Fr and refuses those)."""
-    rows = np.ascontiguousarray(nodes, dtype=np.uint8).reshape(-1, 32)
-    return np.flatnonzero(~fr().is_canonical(rows.view("<u8").astype(np.uint64)))

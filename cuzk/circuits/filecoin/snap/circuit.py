@@ -51,8 +51,7 @@ from cuzk.gadgets.sha256.filecoin import pack_bits
 from cuzk.r1cs import LC, ONE
 
 from cuzk.circuits.filecoin.common.fr_bytes import fr, from_mont, ints, to_mont
-from cuzk.circuits.filecoin.porep.circuit import pack_digest, sha_leaves
-from cuzk.circuits.filecoin.porep.stamped import tree_d_pieces
+from cuzk.circuits.filecoin.common.tree_d import pack_digest, sha_leaves, tree_d_pieces
 from .config import GEN_RANDOMNESS_TAG, SnapConfig
 
 NUM_BITS = 255  # Fr::NUM_BITS

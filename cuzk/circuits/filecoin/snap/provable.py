@@ -16,7 +16,7 @@ import numpy as np
 
 from cuzk.errors import FormatError
 
-from cuzk.circuits.filecoin.common import partition_cache
+from cuzk.circuits.filecoin.common import circuit_description, partition_cache
 from . import circuit as snap_circuit
 from . import stamped as snap_stamped
 from .config import ALLOWED_SIZES, SnapConfig, snap_config, snap_config_for
@@ -103,8 +103,7 @@ def public_inputs(update) -> list[list[int]]:
 
 def describe(cfg: SnapConfig) -> tuple[str, list[str]]:
     """The circuit's title and its trees, as `cuzk circuit info` prints them."""
-    title = (f"{cfg.name} partition (rust-fil-proofs v28 EmptySectorUpdate, {cfg.challenges} challenge(s) per "
-             f"partition, {cfg.partitions} partition(s) per update, h = {cfg.h_default})")
-    trees = (f"trees: D binary sha254, depth {cfg.challenge_bit_len}, {cfg.apex_leaves} apex leaves per partition; "
-             f"R old and new Poseidon, arities {'-'.join(str(a) for a in cfg.arities)}")
-    return title, [trees]
+    return circuit_description.describe(
+        cfg, "EmptySectorUpdate", [f"{cfg.challenges} challenge(s) per partition",
+                                   f"{cfg.partitions} partition(s) per update", f"h = {cfg.h_default}"],
+        f"depth {cfg.challenge_bit_len}, {cfg.apex_leaves} apex leaves per partition", "R old and new")

@@ -3,7 +3,7 @@ encoding a sector.
 
 The update circuit sees a sector only through what a partition proof opens: the challenged nodes'
 old label, new data and new label with their three Merkle paths, and the partition's apex leaves
-(a row of tree D). So the generator builds sparse trees (`porep_sparse_gen.SparseTree`) known
+(a row of tree D). So the generator builds sparse trees (`common.default_tree.SparseTree`) known
 along the paths it needs, and everything else is a level's default node:
 
 known nodes  DATA_NODES random nodes (every node of a small sector) hold random data (below 2^254)
@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from cuzk.circuits.filecoin.common.fr_bytes import fr, from_mont, random_fr, random_nodes, to_mont
-from cuzk.circuits.filecoin.porep.sparse_gen import SparseTree, sha_level
+from cuzk.circuits.filecoin.common.default_tree import SparseTree
+from cuzk.circuits.filecoin.common.tree_d import sha_level
 from .circuit import derive_challenges, phi, rhos
 from .config import SnapConfig
 from .vanilla_proof import SnapPartitionProof, TreeProofs

@@ -10,7 +10,7 @@ header      the gadget-level header (`snap_circuit.header`: k_and_h_select and i
             per step);
 challenge   one `front_template` (rho, the encoding, both tree R paths, the apex leaf selected, the
             tree D siblings allocated), then per tree D level the insertion, the SHA-256 piece and
-            the packing (`porep.stamped.tree_d_pieces`), then the equality with the apex leaf.
+            the packing (`common.tree_d.tree_d_pieces`), then the equality with the apex leaf.
 
 Witnesses: every piece's aux values come from numpy and the numba kernels (Poseidon,
 Poseidon_genrand, the SHA-256 bit tape) for all challenges at once (`partition_witness`). The
@@ -29,21 +29,19 @@ import numpy as np
 from cuzk.gadgets.boolean import Boolean
 from cuzk.gadgets.insertion import insert, insert_values
 from cuzk.gadgets.num import Num
-from cuzk.gadgets.stamped import StampedGadget, output_indices
+from cuzk.gadgets.stamped import StampedGadget
 from cuzk.r1cs import LC, ONE, RecordingCS
 from cuzk.r1cs.witness_phases import phase
 
 from cuzk.circuits.filecoin.common.fr_bytes import CURVE, fr, index_bits, small_to_mont
 from . import circuit as sc
-from cuzk.circuits.filecoin.porep.stamped import tree_d_pieces
+from cuzk.circuits.filecoin.common.templates import recorded_gadget
+from cuzk.circuits.filecoin.common.tree_d import tree_d_pieces
 from .config import SnapConfig
 from cuzk.circuits.filecoin.common.stamped_witness import Cursor, TreeDStep, one, sha_pair, tree_d_step
 
+
 # ---- templates -----------------------------------------------------------------------------------
-
-
-def _gadget(cs, outputs=()) -> StampedGadget:
-    return StampedGadget(CURVE, cs.template(), output_indices(outputs))
 
 
 @functools.cache
@@ -52,7 +50,7 @@ def insert2_template() -> StampedGadget:
     cs = RecordingCS(CURVE)
     cur, bit, sib = cs.alloc_input_many(3).tolist()
     pre = insert(cs, Num.of_var(cur, None, cs.modulus), [Boolean.of_var(bit)], [Num.of_var(sib, None, cs.modulus)])
-    return _gadget(cs, [p.single_var() for p in pre])
+    return recorded_gadget(cs, [p.single_var() for p in pre])
 
 
 def front_inputs(cfg: SnapConfig) -> int:
@@ -73,7 +71,7 @@ def front_template(cfg: SnapConfig) -> StampedGadget:
     R, P = cfg.rand_bits, cfg.partition_bit_len
     head = sc.Header(bits[R : R + P], bits[R + P :], None, None, phi, root_old, root_new, apex, [bits[:R]])
     _, leaf_d_new, sibs, apex_leaf = sc.challenge_front(cs, cfg, head, 0)
-    return _gadget(cs, [leaf_d_new.single_var(), apex_leaf.single_var()] + [s.single_var() for s in sibs])
+    return recorded_gadget(cs, [leaf_d_new.single_var(), apex_leaf.single_var()] + [s.single_var() for s in sibs])
 
 
 # ---- witness -------------------------------------------------------------------------------------

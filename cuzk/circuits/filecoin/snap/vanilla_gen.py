@@ -23,7 +23,7 @@ import numpy as np
 from cuzk.gadgets.sha256.filecoin import sha254_many
 
 from cuzk.circuits.filecoin.common.fr_bytes import fr, from_mont, random_fr, random_nodes, to_mont
-from cuzk.circuits.filecoin.porep.vanilla_gen import _paths, _tree_levels as _levels
+from cuzk.circuits.filecoin.common.whole_tree import tree_levels, tree_paths
 from .circuit import derive_challenges, phi, rhos
 from .config import SnapConfig
 from .vanilla_proof import SnapPartitionProof, TreeProofs
@@ -35,7 +35,7 @@ MAX_NODES = 1 << 18
 def _tree_proofs(levels: list[np.ndarray], arities, index: np.ndarray) -> TreeProofs:
     idx = np.asarray(index, dtype=np.int64).ravel()
     leaves = levels[0][idx]
-    sibs = _paths(levels, arities, idx)
+    sibs = tree_paths(levels, arities, idx)
     pos_all = []
     for a in arities:  # the position among its siblings of the path's node at each level
         pos_all.append(idx % a)
@@ -87,15 +87,15 @@ def make_sector(cfg: SnapConfig, seed: int = 0, h: int | None = None) -> SnapSec
     labels_old = random_fr(rng, cfg.nodes)
     comm_c = random_fr(rng, 1)[0]
     data = random_nodes(rng, cfg.nodes)
-    r_old = _levels(labels_old, cfg.arities, _poseidon_parent)
+    r_old = tree_levels(labels_old, cfg.arities, _poseidon_parent)
     comm_r_old = comm_r_of(comm_c, r_old[-1][0])[0]
-    d_new = _levels(data, (2,) * cfg.challenge_bit_len, _sha_parent)
+    d_new = tree_levels(data, (2,) * cfg.challenge_bit_len, _sha_parent)
     comm_d_new = d_new[-1][0]
     val = lambda b: int.from_bytes(bytes(b), "little")  # noqa: E731
     p = phi(val(comm_d_new), val(comm_r_old))
     rho = rhos(cfg, p, h, np.arange(cfg.nodes, dtype=np.uint64))
     f = fr()
     labels_new = from_mont(f.add(to_mont(labels_old), f.mul(to_mont(data), rho)))
-    r_new = _levels(labels_new, cfg.arities, _poseidon_parent)
+    r_new = tree_levels(labels_new, cfg.arities, _poseidon_parent)
     comm_r_new = comm_r_of(comm_c, r_new[-1][0])[0]
     return SnapSector(cfg, h, comm_c, r_old, d_new, r_new, comm_r_old, comm_d_new, comm_r_new)
