@@ -86,6 +86,10 @@ class Runner:
             rec.status, rec.error = "REFUSED", str(getattr(exc, "details", lambda: exc)())
             rec.finished_at = time.monotonic()
             rec.wall_ms = (rec.finished_at - rec.submitted_at) * 1e3
+        # as each job ends, so that a run cut off by its time limit still says what it measured
+        gpu = (rec.timings or {}).get("gpu_compute_ms")
+        print(f"  {phase}: {kind.cid} {rec.status.lower()} in {rec.wall_ms / 1e3:.2f} s"
+              + (f" (GPU {gpu / 1e3:.2f} s)" if gpu else ""), flush=True)
         return rec
 
     def spawn(self, *args) -> None:
