@@ -80,10 +80,11 @@ def before(label: str, what: str, size: int | None = None, alongside=None):
     """Compile list `label`'s kernels (those its runs up to log2 size `size` called) now, on every
     core, unless done before (or there is no such list, or CUZK_PRECOMPILE=0): precompile.Outcome
     when it did, else None. `alongside`: (what, work) done in a thread meanwhile (precompile.ensure)."""
-    from cuzk.field import precompile
+    from cuzk.field import cached_loads, precompile
 
     path = list_path(label)
     if not precompile.enabled() or not path.is_file():
         return None
+    cached_loads.install()  # the command's kernels come from the cache (cached_loads.py)
     text = path.read_text()
     return precompile.ensure(label, text, modules_of(precompile.parse(text)), what, size, alongside)
