@@ -21,8 +21,18 @@ and two costs of numba's cache loading are there for compiling, not for loading:
   ELF symbol table lists them, at a fraction of the cost; the bitcode is parsed when something
   links the kernel (a kernel compiled later that calls it), as numba would have had it parsed.
 
-`install()` replaces `numba.core.caching.Cache.load_overload`, `CPUCodeLibrary._unserialize` and
-`CPUCodeLibrary._get_module_for_linking` with functions doing the above, once per process, where the
+* a kernel that allocates (np.empty) carries the environment of numba's allocator, which numba
+  rebuilds from its module's globals, importing numba.np.arrayobj with numba.cpython.unicode,
+  charseq and hashing (~18 ms) though the machine code never reads those globals (only object-mode
+  code does). A numba module not yet imported gets an environment with its name alone, kept by its
+  kernel only: a later compile that needs the module imports it and makes its own.
+* every cached function's dispatcher checks that its cache folder is writable by creating a
+  temporary file in it, ~200 times for the prover's generated modules, all in a handful of folders:
+  the test file is written once per folder.
+
+`install()` replaces `numba.core.caching.Cache.load_overload`, `CPUCodeLibrary._unserialize`,
+`CPUCodeLibrary._get_module_for_linking`, `numba.core.environment._rebuild_env` and
+`_CacheLocator.ensure_cache_path` with functions doing the above, once per process, where the
 numba at hand has the internals they rely on (else it leaves numba alone); an object that is not a
 64-bit little-endian ELF file is loaded numba's way.
 Commands that precompile their kernel lists install it (cuzk/cli/first_run.py): their kernels all come
@@ -31,7 +41,9 @@ from the cache. Measured in lab/JOURNAL.md (2026-12-07).
 
 from __future__ import annotations
 
+import os
 import struct
+import sys
 import threading
 
 _installed = False
@@ -102,6 +114,31 @@ def _get_module_for_linking(self):
     return _original["_get_module_for_linking"](self)
 
 
+def _rebuild_env(modname, consts, env_name):
+    from numba.core import environment
+
+    env = environment.lookup_environment(env_name)
+    if env is not None or not (isinstance(modname, str) and modname.startswith("numba.")
+                               and modname not in sys.modules):
+        return env if env is not None else _original["_rebuild_env"](modname, consts, env_name)
+    env = environment.Environment({"__name__": modname})  # not memoized: see the module docstring
+    env.consts[:] = consts
+    env.env_name = env_name
+    return env
+
+
+_writable: set[str] = set()
+
+
+def _ensure_cache_path(self):
+    path = self.get_cache_path()
+    if path in _writable:
+        os.makedirs(path, exist_ok=True)  # still made again if removed meanwhile
+        return
+    _original["ensure_cache_path"](self)
+    _writable.add(path)
+
+
 def _supported() -> bool:
     """Whether this numba and llvmlite have what _load_overload uses."""
     try:
@@ -110,6 +147,7 @@ def _supported() -> bool:
         from numba.core.runtime import rtsys
     except ImportError:
         return False
+    from numba.core import environment
     from numba.core.codegen import CPUCodeLibrary, JitEngine
 
     return (hasattr(caching.Cache, "_load_overload") and hasattr(caching.Cache, "_guard_against_spurious_io_errors")
@@ -117,6 +155,8 @@ def _supported() -> bool:
             and isinstance(CPUCodeLibrary.__dict__.get("_unserialize"), classmethod)
             and callable(CPUCodeLibrary.__dict__.get("_get_module_for_linking"))
             and isinstance(getattr(JitEngine(None), "_defined_symbols", None), set)
+            and callable(getattr(environment, "_rebuild_env", None)) and hasattr(environment, "lookup_environment")
+            and callable(getattr(caching._CacheLocator, "ensure_cache_path", None))
             and isinstance(getattr(getattr(ll.ffi.lib, "_lock", None), "_cblist", None), list))
 
 
@@ -125,7 +165,7 @@ def install() -> bool:
     global _installed
     with _lock:
         if not _installed and _supported():
-            from numba.core import caching
+            from numba.core import caching, environment
             from numba.core.codegen import CPUCodeLibrary
 
             _original["_unserialize"] = CPUCodeLibrary.__dict__["_unserialize"]
@@ -133,5 +173,9 @@ def install() -> bool:
             caching.Cache.load_overload = _load_overload
             CPUCodeLibrary._unserialize = classmethod(_unserialize)
             CPUCodeLibrary._get_module_for_linking = _get_module_for_linking
+            _original["_rebuild_env"] = environment._rebuild_env
+            environment._rebuild_env = _rebuild_env
+            _original["ensure_cache_path"] = caching._CacheLocator.ensure_cache_path
+            caching._CacheLocator.ensure_cache_path = _ensure_cache_path
             _installed = True
         return _installed
