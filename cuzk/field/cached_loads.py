@@ -26,13 +26,17 @@ and two costs of numba's cache loading are there for compiling, not for loading:
   charseq and hashing (~18 ms) though the machine code never reads those globals (only object-mode
   code does). A numba module not yet imported gets an environment with its name alone, kept by its
   kernel only: a later compile that needs the module imports it and makes its own.
+* the first call of a kernel with a new kind of array types it in Python, and numba's typeof of an
+  array first checks `isinstance(val, np.ma.MaskedArray)`, which imports numpy.ma (~30 ms with what
+  it brings, on the VM). While numpy.ma is not imported no masked array can exist: the check is
+  skipped until it is.
 * every cached function's dispatcher checks that its cache folder is writable by creating a
   temporary file in it, ~200 times for the prover's generated modules, all in a handful of folders:
   the test file is written once per folder.
 
 `install()` replaces `numba.core.caching.Cache.load_overload`, `CPUCodeLibrary._unserialize`,
-`CPUCodeLibrary._get_module_for_linking`, `numba.core.environment._rebuild_env` and
-`_CacheLocator.ensure_cache_path` with functions doing the above, once per process, where the
+`CPUCodeLibrary._get_module_for_linking`, `numba.core.environment._rebuild_env`, numba's typeof of
+np.ndarray and `_CacheLocator.ensure_cache_path` with functions doing the above, once per process, where the
 numba at hand has the internals they rely on (else it leaves numba alone); an object that is not a
 64-bit little-endian ELF file is loaded numba's way.
 Commands that precompile their kernel lists install it (cuzk/cli/first_run.py): their kernels all come
@@ -127,6 +131,19 @@ def _rebuild_env(modname, consts, env_name):
     return env
 
 
+def _typeof_ndarray(val, c):
+    if "numpy.ma" in sys.modules:
+        return _original["_typeof_ndarray"](val, c)
+    from numba.core import errors, types
+    from numba.np import numpy_support
+
+    try:  # numba's own _typeof_ndarray, less its masked-array check
+        dtype = numpy_support.from_dtype(val.dtype)
+    except errors.NumbaNotImplementedError:
+        raise errors.NumbaValueError(f"Unsupported array dtype: {val.dtype}") from None
+    return types.Array(dtype, val.ndim, numpy_support.map_layout(val), readonly=not val.flags.writeable)
+
+
 _writable: set[str] = set()
 
 
@@ -147,8 +164,11 @@ def _supported() -> bool:
         from numba.core.runtime import rtsys
     except ImportError:
         return False
-    from numba.core import environment
+    import numpy as np
+    from numba.core import environment, errors
     from numba.core.codegen import CPUCodeLibrary, JitEngine
+    from numba.core.typing.typeof import typeof_impl
+    from numba.np import numpy_support
 
     return (hasattr(caching.Cache, "_load_overload") and hasattr(caching.Cache, "_guard_against_spurious_io_errors")
             and callable(getattr(rtsys, "initialize", None))
@@ -157,6 +177,8 @@ def _supported() -> bool:
             and isinstance(getattr(JitEngine(None), "_defined_symbols", None), set)
             and callable(getattr(environment, "_rebuild_env", None)) and hasattr(environment, "lookup_environment")
             and callable(getattr(caching._CacheLocator, "ensure_cache_path", None))
+            and callable(typeof_impl.registry.get(np.ndarray)) and hasattr(errors, "NumbaNotImplementedError")
+            and callable(getattr(numpy_support, "from_dtype", None)) and callable(getattr(numpy_support, "map_layout", None))
             and isinstance(getattr(getattr(ll.ffi.lib, "_lock", None), "_cblist", None), list))
 
 
@@ -175,6 +197,11 @@ def install() -> bool:
             CPUCodeLibrary._get_module_for_linking = _get_module_for_linking
             _original["_rebuild_env"] = environment._rebuild_env
             environment._rebuild_env = _rebuild_env
+            import numpy as np
+            from numba.core.typing.typeof import typeof_impl
+
+            _original["_typeof_ndarray"] = typeof_impl.registry[np.ndarray]
+            typeof_impl.register(np.ndarray)(_typeof_ndarray)
             _original["ensure_cache_path"] = caching._CacheLocator.ensure_cache_path
             caching._CacheLocator.ensure_cache_path = _ensure_cache_path
             _installed = True
