@@ -26,6 +26,10 @@ and two costs of numba's cache loading are there for compiling, not for loading:
   charseq and hashing (~18 ms) though the machine code never reads those globals (only object-mode
   code does). A numba module not yet imported gets an environment with its name alone, kept by its
   kernel only: a later compile that needs the module imports it and makes its own.
+* loading needs NRT, numba's runtime, whose few LLVM functions (reference counts, atomics) numba
+  compiles in every process on its first cache load or compile (~20 ms: optimization passes and
+  code generation). Their object code is kept in the kernels' folder, named by a digest of their IR,
+  numba's and llvmlite's versions and the host CPU, and loaded as a cached kernel is.
 * the first call of a kernel with a new kind of array types it in Python, and numba's typeof of an
   array first checks `isinstance(val, np.ma.MaskedArray)`, which imports numpy.ma (~30 ms with what
   it brings, on the VM). While numpy.ma is not imported no masked array can exist: the check is
@@ -35,8 +39,9 @@ and two costs of numba's cache loading are there for compiling, not for loading:
   the test file is written once per folder.
 
 `install()` replaces `numba.core.caching.Cache.load_overload`, `CPUCodeLibrary._unserialize`,
-`CPUCodeLibrary._get_module_for_linking`, `numba.core.environment._rebuild_env`, numba's typeof of
-np.ndarray and `_CacheLocator.ensure_cache_path` with functions doing the above, once per process, where the
+`CPUCodeLibrary._get_module_for_linking`, `numba.core.runtime.nrtdynmod.compile_nrt_functions`,
+`numba.core.environment._rebuild_env`, numba's typeof of np.ndarray and
+`_CacheLocator.ensure_cache_path` with functions doing the above, once per process, where the
 numba at hand has the internals they rely on (else it leaves numba alone); an object that is not a
 64-bit little-endian ELF file is loaded numba's way.
 Commands that precompile their kernel lists install it (cuzk/cli/first_run.py): their kernels all come
@@ -45,9 +50,12 @@ from the cache. Measured in lab/JOURNAL.md (2026-12-07).
 
 from __future__ import annotations
 
+import hashlib
 import os
+import pickle
 import struct
 import sys
+import tempfile
 import threading
 
 _installed = False
@@ -118,6 +126,36 @@ def _get_module_for_linking(self):
     return _original["_get_module_for_linking"](self)
 
 
+def _compile_nrt_functions(ctx):
+    import llvmlite
+    import numba
+    from numba.core.runtime import nrtdynmod
+
+    from .codegen import cache_dir
+
+    ir_mod, library = nrtdynmod.create_nrt_module(ctx)
+    codegen = ctx.codegen()
+    key = hashlib.sha256("\0".join(map(str, (ir_mod, numba.__version__, llvmlite.__version__,
+                                               codegen.magic_tuple()))).encode()).hexdigest()[:16]
+    path = cache_dir() / f"numba-nrt-{key}.pickle"
+    try:
+        with open(path, "rb") as fh:
+            return codegen.unserialize_library(pickle.load(fh))
+    except Exception:  # noqa: BLE001 -- missing or unreadable: compiled as numba does, and kept
+        pass
+    library.enable_object_caching()
+    library.add_ir_module(ir_mod)
+    library.finalize()
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(library.serialize_using_object_code(), fh)
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache: compiled again next time, as before
+        pass
+    return library
+
+
 def _rebuild_env(modname, consts, env_name):
     from numba.core import environment
 
@@ -167,6 +205,7 @@ def _supported() -> bool:
     import numpy as np
     from numba.core import environment, errors
     from numba.core.codegen import CPUCodeLibrary, JitEngine
+    from numba.core.runtime import nrtdynmod
     from numba.core.typing.typeof import typeof_impl
     from numba.np import numpy_support
 
@@ -177,6 +216,9 @@ def _supported() -> bool:
             and isinstance(getattr(JitEngine(None), "_defined_symbols", None), set)
             and callable(getattr(environment, "_rebuild_env", None)) and hasattr(environment, "lookup_environment")
             and callable(getattr(caching._CacheLocator, "ensure_cache_path", None))
+            and callable(getattr(nrtdynmod, "create_nrt_module", None))
+            and callable(getattr(nrtdynmod, "compile_nrt_functions", None))
+            and callable(getattr(CPUCodeLibrary, "serialize_using_object_code", None))
             and callable(typeof_impl.registry.get(np.ndarray)) and hasattr(errors, "NumbaNotImplementedError")
             and callable(getattr(numpy_support, "from_dtype", None)) and callable(getattr(numpy_support, "map_layout", None))
             and isinstance(getattr(getattr(ll.ffi.lib, "_lock", None), "_cblist", None), list))
@@ -195,6 +237,9 @@ def install() -> bool:
             caching.Cache.load_overload = _load_overload
             CPUCodeLibrary._unserialize = classmethod(_unserialize)
             CPUCodeLibrary._get_module_for_linking = _get_module_for_linking
+            from numba.core.runtime import nrtdynmod
+
+            nrtdynmod.compile_nrt_functions = _compile_nrt_functions
             _original["_rebuild_env"] = environment._rebuild_env
             environment._rebuild_env = _rebuild_env
             import numpy as np
