@@ -32,9 +32,6 @@ lab/JOURNAL.md 2026-12-07), and a process that ends at once has no use for what 
 kernels then compile in the process itself, and numba's compiler leaves much cyclic garbage
 (a first proof of a 9,260-constraint circuit peaks at 516 MB without collection, 348 MB with it); otherwise
 they compile in worker processes (cuzk/cli/first_run.py) and the command only loads them.
-Such a command also imports importlib.metadata, which numba imports at start-up, only on first use:
-numba reads its extensions' entry points with it on a first compile, and a command whose kernels
-all come from the cache never does (~13 ms of a one-shot `cuzk prove`, lab/JOURNAL.md 2026-12-07).
 """
 
 from __future__ import annotations
@@ -43,7 +40,6 @@ import argparse
 import atexit
 import gc
 import importlib
-import importlib.util
 import os
 import sys
 import threading
@@ -106,7 +102,6 @@ def main(argv: list[str] | None = None) -> int:
             files.prepare(args)
             if entry and getattr(args, "fast_exit", False) and os.environ.get("CUZK_PRECOMPILE", "1") != "0":
                 gc.disable()  # the process ends without teardown: see the module docstring
-                _import_on_first_use(("importlib.metadata",))
             with _kernel_recording():
                 rc = int(args.func(args) or 0)
         except CuzkError as exc:
@@ -148,28 +143,6 @@ class _kernel_recording:
             with open(f"{self.prefix}.{os.getpid()}", "w") as f:
                 f.writelines(k.line() + "\n" for k in self.rec.kernels)
         return False
-
-
-def _import_on_first_use(names) -> None:
-    """Make each of `names` not imported yet a module that runs its code when first used (importlib's
-    LazyLoader). Only for modules reached by `from PARENT import NAME` or by attribute: a plain
-    `import NAME` reads the module's __spec__, which runs it, on Python 3.11."""
-    for name in names:
-        if name in sys.modules:
-            continue
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            continue
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            continue
-        spec.loader = importlib.util.LazyLoader(spec.loader)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        parent, _, child = name.rpartition(".")
-        if parent:
-            setattr(sys.modules[parent], child, module)
 
 
 def _end_process(rc: int) -> None:
