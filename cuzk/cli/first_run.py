@@ -137,7 +137,4 @@ def before(label: str, what: str, size: int | None = None, alongside=None):
         return None
     cached_loads.install()  # the command's kernels come from the cache (cached_loads.py)
     text = path.read_text()
-    modules = modules_of(precompile.parse(text))
-    outcome = precompile.ensure(label, text, modules, what, size, alongside)
-    precompile.preload(text, modules, size)  # in a thread, while the command reads its files
-    return outcome
+    return precompile.ensure(label, text, modules_of(precompile.parse(text)), what, size, alongside)

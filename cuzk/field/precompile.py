@@ -207,7 +207,6 @@ def ensure(label: str, text: str, modules: list[ModuleType], what: str = "", siz
     if not tasks:
         return None
     t0 = time.monotonic()
-    wait_preloaded()  # its thread would keep the workers from forking
     n = min(len(tasks), workers_available(), MAX_WORKERS)
     # forking is safe only while no other thread runs: one holding numba's compiler lock (or any
     # other) at the fork would hold it forever in the child. Else compile here, one at a time.
@@ -227,42 +226,6 @@ def ensure(label: str, text: str, modules: list[ModuleType], what: str = "", siz
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.touch()
     return Outcome(len(tasks) - failed, failed, n, time.monotonic() - t0)
-
-
-# ---- loading -------------------------------------------------------------------------------
-
-_preloading: threading.Thread | None = None
-
-
-def preload(text: str, modules: list[ModuleType], size: int | None = None) -> None:
-    """Load the kernels of list `text` (those recorded at sizes up to `size`) from numba's cache in a
-    daemon thread, each by the signature the list gives, while the command goes on. A kernel so
-    loaded is found by numba's C dispatcher on its first call, without the Python typing of its
-    arguments and the dispatcher's compile path each first call takes (~0.3 ms a kernel), and what
-    loading does outside the GIL (the object code's loading and linking) overlaps the command's own
-    work. The command's own first call of a kernel the thread has not reached loads it as before
-    (numba's compiler lock: never twice). Kernels this run does not call are loaded too, ~1 ms each
-    (cuzk/field/cached_loads.py)."""
-    global _preloading
-    tasks = resolve([k for k in parse(text) if size is None or k.since <= size], modules)
-    if not tasks:
-        return
-    previous = _preloading
-
-    def run():
-        if previous is not None:
-            previous.join()
-        for task in tasks:
-            _compile(task)  # from the cache: the list was compiled (ensure)
-
-    _preloading = threading.Thread(target=run, name="cuzk-preload", daemon=True)
-    _preloading.start()
-
-
-def wait_preloaded() -> None:
-    """Until the kernels preload started are loaded (a fork must not happen while its thread runs)."""
-    if _preloading is not None:
-        _preloading.join()
 
 
 def _compile(task) -> bool:
