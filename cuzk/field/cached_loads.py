@@ -160,13 +160,21 @@ def _rebuild_env(modname, consts, env_name):
     from numba.core import environment
 
     env = environment.lookup_environment(env_name)
-    if env is not None or not (isinstance(modname, str) and modname.startswith("numba.")
-                               and modname not in sys.modules):
-        return env if env is not None else _original["_rebuild_env"](modname, consts, env_name)
+    if env is not None or "_rebuild_env" not in _original or not (
+            isinstance(modname, str) and modname.startswith("numba.") and modname not in sys.modules):
+        # not installed: a cache entry that names this function (see below) is loaded numba's way
+        rebuild = _original.get("_rebuild_env", environment._rebuild_env)
+        return env if env is not None else rebuild(modname, consts, env_name)
     env = environment.Environment({"__name__": modname})  # not memoized: see the module docstring
     env.consts[:] = consts
     env.env_name = env_name
     return env
+
+
+# Environments pickle as a call of numba.core.environment._rebuild_env, looked up when pickled: numba's
+# name for this one, so that what a compile writes to the cache while it is installed names numba's
+# function (a process without it, or another cuzk version, loads the entry as numba would).
+_rebuild_env.__module__, _rebuild_env.__qualname__ = "numba.core.environment", "_rebuild_env"
 
 
 def _typeof_ndarray(val, c):

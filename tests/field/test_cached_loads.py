@@ -98,6 +98,40 @@ def test_a_cached_kernel_loads_the_lean_way_and_still_links(tmp_path):
         assert len(got["nrt_kept"]) == 1
 
 
+INSTALLED_COMPILE = '''
+import numpy as np
+from cuzk.field import cached_loads
+assert cached_loads.install()
+import cached_mod
+print(cached_mod.kernel(np.arange(3)).tolist())
+'''
+
+PLAIN_LOAD = '''
+import numpy as np
+from numba.core import event
+compiled = []
+class Listen(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__name__)
+    def on_end(self, ev):
+        pass
+import cached_mod
+with event.install_listener("numba:compile", Listen()):
+    print(cached_mod.kernel(np.arange(3)).tolist(), compiled)
+'''
+
+
+def test_what_a_compile_caches_while_installed_loads_without_cuzk(tmp_path):
+    """An allocating kernel compiled (cache miss) where cached_loads is installed pickles its
+    environment under numba's own function: a process without cuzk's loader (another cuzk version
+    sharing the kernels' folder) loads it from the cache."""
+    (tmp_path / "cached_mod.py").write_text(MODULE)
+    assert _run(INSTALLED_COMPILE, tmp_path) == "[1, 4, 7]"
+    cached = list((tmp_path / "numba-cache").rglob("*.nbc"))
+    assert cached and not any(b"cuzk.field.cached_loads" in p.read_bytes() for p in cached)
+    assert _run(PLAIN_LOAD, tmp_path) == "[1, 4, 7] []"
+
+
 def test_elf_symbols_refuses_what_is_not_an_elf64_object():
     from cuzk.field.cached_loads import _elf_symbols
 
