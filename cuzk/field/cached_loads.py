@@ -1,7 +1,8 @@
-"""Loading numba kernels from the disk cache without the setup only compiling needs.
+"""Loading numba kernels from the disk cache, and their first calls, without what only compiling needs.
 
 A one-shot `cuzk prove` of a 9,260-constraint circom circuit loads ~29 kernels from numba's cache,
-and two costs of numba's cache loading are there for compiling, not for loading:
+and much of what numba does around a cache load is there for compiling, not for loading (each
+item's cost as measured on the 2-core VM, lab/JOURNAL.md 2026-12-07):
 
 * numba's `Cache.load_overload` first calls `target_context.refresh()`: on its first call in a
   process that imports numba.np.*, numba.cpython.*, numba.typed, ... and installs every typing and
@@ -14,18 +15,17 @@ and two costs of numba's cache loading are there for compiling, not for loading:
   module's symbols scanned one call at a time), so ~2 events per call. The events feed only the
   lock timers numba installs while compiling, and compiling cannot run meanwhile: the dispatcher
   holds numba's global compiler lock over a cache load. So the hook is off during a load.
-
 * a cached kernel is its object code plus its LLVM module as bitcode, kept so that a kernel compiled
   later can link it in. numba parses that bitcode on every load, only to list the symbols the
   kernel defines (~half of the load time: 62 of 129 ms over the 29 kernels). The object code's own
   ELF symbol table lists them, at a fraction of the cost; the bitcode is parsed when something
   links the kernel (a kernel compiled later that calls it), as numba would have had it parsed.
-
 * a kernel that allocates (np.empty) carries the environment of numba's allocator, which numba
   rebuilds from its module's globals, importing numba.np.arrayobj with numba.cpython.unicode,
   charseq and hashing (~18 ms) though the machine code never reads those globals (only object-mode
   code does). A numba module not yet imported gets an environment with its name alone, kept by its
-  kernel only: a later compile that needs the module imports it and makes its own.
+  kernel only: a later compile that needs the module imports it and makes its own. (The function
+  that does so carries numba's name: a compile's cache entries name numba's function.)
 * loading needs NRT, numba's runtime, whose few LLVM functions (reference counts, atomics) numba
   compiles in every process on its first cache load or compile (~20 ms: optimization passes and
   code generation). Their object code is kept in the kernels' folder, named by a digest of their IR,
@@ -43,9 +43,9 @@ and two costs of numba's cache loading are there for compiling, not for loading:
 `numba.core.environment._rebuild_env`, numba's typeof of np.ndarray and
 `_CacheLocator.ensure_cache_path` with functions doing the above, once per process, where the
 numba at hand has the internals they rely on (else it leaves numba alone); an object that is not a
-64-bit little-endian ELF file is loaded numba's way.
-Commands that precompile their kernel lists install it (cuzk/cli/first_run.py): their kernels all come
-from the cache. Measured in lab/JOURNAL.md (2026-12-07).
+64-bit little-endian ELF file is loaded numba's way. Commands that precompile their kernel lists
+install it (cuzk/cli/first_run.py): their kernels all come from the cache; one that misses it
+compiles as before, and what it writes to the cache is what numba would write.
 """
 
 from __future__ import annotations
