@@ -18,6 +18,8 @@ function serves every command's list.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
 import re
 import sys
 from pathlib import Path
@@ -45,6 +47,54 @@ BUILDERS = {
     "neptune_poseidon": "cuzk.gadgets.poseidon.neptune_native:neptune_kernels*",
     "endo_mul": "cuzk.curve.endo_mul:endo_mul_kernels*",
 }
+
+
+def import_numba() -> None:
+    """numba's first import in this process (~150 ms on the 2-core VM), less what it imports and reads for
+    what cuzk's one-shot commands never do (~40 ms, lab/JOURNAL.md 2026-12-07):
+    - PyYAML, with which numba reads a .numba_config.yaml, is kept from it when there is no such file
+      in the working folder (numba then does what it does without PyYAML, and with no file that is
+      nothing);
+    - numba's extensions (other packages' `numba_extensions` entry points, which numba reads with
+      importlib.metadata on a kernel's first call: ~15 ms) are not loaded: cuzk's kernels use none,
+      and importlib.metadata runs its code on first use (importlib's LazyLoader; `from importlib
+      import metadata`, as numba imports it, does not use it).
+    Call it before anything imports numba."""
+    if "numba" in sys.modules:
+        return
+    _on_first_use("importlib.metadata")
+    hide = "yaml" not in sys.modules and not os.path.isfile(".numba_config.yaml")
+    if hide:
+        sys.modules["yaml"] = None  # `import yaml` raises ImportError
+    try:
+        import numba  # noqa: F401
+        from numba.core import entrypoints
+    finally:
+        if hide and "yaml" in sys.modules and sys.modules["yaml"] is None:
+            del sys.modules["yaml"]
+    if isinstance(getattr(entrypoints, "_already_initialized", None), bool):
+        entrypoints._already_initialized = True  # what init_all() checks: extensions are not read
+
+
+def _on_first_use(name: str) -> None:
+    """Module `name`, unless imported or missing, as one that runs its code when first used. Only for a
+    module reached by `from PARENT import NAME` or by attribute: a plain `import NAME` reads its
+    __spec__, which runs it (Python 3.11)."""
+    if name in sys.modules:
+        return
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return
+    if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+        return
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    parent, _, child = name.rpartition(".")
+    if parent:
+        setattr(sys.modules[parent], child, module)
 
 
 def _generated(kind: str, curve: str) -> ModuleType | None:
@@ -80,10 +130,11 @@ def before(label: str, what: str, size: int | None = None, alongside=None):
     """Compile list `label`'s kernels (those its runs up to log2 size `size` called) now, on every
     core, unless done before (or there is no such list, or CUZK_PRECOMPILE=0): precompile.Outcome
     when it did, else None. `alongside`: (what, work) done in a thread meanwhile (precompile.ensure)."""
-    from cuzk.field import precompile
+    from cuzk.field import cached_loads, precompile
 
     path = list_path(label)
     if not precompile.enabled() or not path.is_file():
         return None
+    cached_loads.install()  # the command's kernels come from the cache (cached_loads.py)
     text = path.read_text()
     return precompile.ensure(label, text, modules_of(precompile.parse(text)), what, size, alongside)

@@ -122,13 +122,14 @@ def cmd_prove(args: argparse.Namespace) -> int:
                             "checked against the circuit's .r1cs; give it with --r1cs, or prove unchecked with "
                             "--no-check (without --daemon the proof is verified instead)")
         return run(args, args.daemon, r1cs)
+    from . import first_run
+
+    first_run.import_numba()  # before the modules below import it
     from cuzk.backend import get_backend
     from cuzk.formats.snarkjs_json import write_proof, write_public
     from cuzk.formats.wtns import read_wtns
     from cuzk.formats.zkey import key_shape, read_zkey
     from cuzk.groth16.prover import prove
-
-    from . import first_run
 
     t0 = time.perf_counter()
     ph = _Phases()
