@@ -28,6 +28,15 @@ def kernel(a):
     return out
 '''
 
+LISTEN = '''
+compiled = []
+class Listen(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__name__)
+    def on_end(self, ev):
+        pass
+'''  # the kernels numba compiles (not loads) while it listens
+
 FIRST = '''
 import numpy as np
 import cached_mod
@@ -42,13 +51,7 @@ from numba import njit
 from numba.core import event
 from cuzk.field import cached_loads
 
-compiled = []
-class Listen(event.Listener):
-    def on_start(self, ev):
-        compiled.append(ev.data["dispatcher"].py_func.__name__)
-    def on_end(self, ev):
-        pass
-
+''' + LISTEN + '''
 seen = {}
 elf_symbols = cached_loads._elf_symbols
 def spy(obj):
@@ -109,13 +112,7 @@ print(cached_mod.kernel(np.arange(3)).tolist())
 PLAIN_LOAD = '''
 import numpy as np
 from numba.core import event
-compiled = []
-class Listen(event.Listener):
-    def on_start(self, ev):
-        compiled.append(ev.data["dispatcher"].py_func.__name__)
-    def on_end(self, ev):
-        pass
-import cached_mod
+''' + LISTEN + '''import cached_mod
 with event.install_listener("numba:compile", Listen()):
     print(cached_mod.kernel(np.arange(3)).tolist(), compiled)
 '''
