@@ -14,7 +14,8 @@
 # Carry `.whl` (scripts/fetch_gpu_wheels.sh: the device's grpcio 1.84 is older than the stubs need) and
 # `.gpu-cache` (common.sh). WindowPoSt's 32 GiB TEST parameters do not fit the device's disk: its setup
 # (230 s on an H100's host, peak RSS 84 GB) failed writing past the 56 GB free; ~74 GB by the circuit's
-# counts (H 12.9, L 12.2, A 12.2, B G1 12.2, B G2 24.4 GB).
+# counts (H 12.9, L 12.2, A 12.2, B G1 12.2, B G2 24.4 GB). Its partition's GPU time without a parameter
+# file (a random key of the right shape, timing only): KIND=window-post scripts/device/bench_partition.sh prove27.
 # Environment: KINDS (winning-post,window-post), PRESET (32GiB), INJECT (3), SECTORS (3), SYNTH (synthesis
 # workers, 2), KT (kernel threads of each, 0 = all cores), STATE (/tmp/cuzk-bench), and common.sh's.
 # Back under $OUT: log.txt, deadline.json, deadline-trace.jsonl, cache/.
