@@ -395,8 +395,9 @@ def _register_deadline(bsub) -> None:
     d.add_argument("--seed", type=int, default=1, help="seed of the injection moments (default 1)")
     d.add_argument("--state-dir", help=f"where the parameters are kept (default {cache_dir() / 'bench'})")
     d.add_argument("--synthesis-threads", type=int, default=2, help="the daemon's synthesis workers (default 2)")
-    d.add_argument("--kernel-threads", type=int, default=0, help="kernel threads of each synthesis worker "
-                   "(default 0: all cores)")
+    d.add_argument("--kernel-threads", type=int, default=1, help="kernel threads of each synthesis worker "
+                   "(default 1, the daemon's synthesis.kernel_threads; 0: all cores; the worker kept for "
+                   "deadline jobs uses every core whatever this says)")
     d.add_argument("--json", type=output_file, metavar="FILE", help="write the results as JSON")
     d.add_argument("--trace", type=output_file, metavar="FILE", help="write the daemon's pipeline trace")
     d.set_defaults(func=_deadline, vanilla=None)

@@ -17,7 +17,7 @@
 # counts (H 12.9, L 12.2, A 12.2, B G1 12.2, B G2 24.4 GB). Its partition's GPU time without a parameter
 # file (a random key of the right shape, timing only): KIND=window-post scripts/device/bench_partition.sh prove27.
 # Environment: KINDS (winning-post,window-post), PRESET (32GiB), INJECT (3), SECTORS (3), SYNTH (synthesis
-# workers, 2), KT (kernel threads of each, 0 = all cores), STATE (/tmp/cuzk-bench), and common.sh's.
+# workers, 2), KT (kernel threads of each, 1 as the daemon's default and sector.sh; 0 = all cores), STATE (/tmp/cuzk-bench), and common.sh's.
 # Back under $OUT: log.txt, deadline.json, deadline-trace.jsonl, cache/.
 . "$(dirname "$0")/common.sh" bls12_381
 STATE=${STATE:-/tmp/cuzk-bench}
@@ -26,7 +26,7 @@ PRESET=${PRESET:-32GiB}
 deadline() {
   smi_start
   timeout "$(left)" python3 -m cuzk bench deadline --preset "$PRESET" --deadline "$KINDS" --inject "${INJECT:-3}" \
-    --synthesis-threads "${SYNTH:-2}" --kernel-threads "${KT:-0}" --state-dir "$STATE" \
+    --synthesis-threads "${SYNTH:-2}" --kernel-threads "${KT:-1}" --state-dir "$STATE" \
     --json "$OUT/deadline.json" --trace "$OUT/deadline-trace.jsonl" "$@" > /tmp/deadline.txt 2>&1
   echo "== bench deadline $*: exit $?" | tee -a "$LOG"
   tail -25 /tmp/deadline.txt | tee -a "$LOG"
