@@ -48,9 +48,18 @@ class Backend(ABC):
         """Plan `pk`'s proofs within memory_limit before they run (prove_batch calls it once per
         batch; `circuit` when the backend evaluates it). Raises MemoryBudgetError (one line) when
         even one chunk at a time does not fit. Without a limit: None, everything resident."""
-        if self.memory_limit is None:
-            self.plan = None
-            return None
+        self.plan = None if self.memory_limit is None else self._plan_of(pk, circuit)
+        return self.plan
+
+    def check_budget(self, pk, circuit=None) -> None:
+        """Raise MemoryBudgetError, naming the smallest budget that would do, where `pk`'s proofs
+        cannot be planned within this device's memory (the engine's check at submit: the plan is
+        kept for the proofs)."""
+        if self.memory_limit is not None:
+            self._plan_of(pk, circuit)
+
+    def _plan_of(self, pk, circuit) -> memory_plan.MemoryPlan:
+        """`pk`'s plan within plan_budget(), made once per key (the last 8 kept)."""
         if self._plans is None:
             self._plans = {}
         key = (id(pk), id(circuit))
@@ -60,14 +69,7 @@ class Backend(ABC):
                 self._plans.pop(next(iter(self._plans)))
             hit = self._plans[key] = (pk, memory_plan.plan(memory_plan.shape_of(pk, circuit), self.plan_budget(),
                                                            **self.plan_limits()))
-        self.plan = hit[1]
-        return self.plan
-
-    def check_budget(self, pk, circuit=None) -> None:
-        """Raise MemoryBudgetError, naming the smallest budget that would do, where `pk`'s proofs
-        cannot be planned within this device's memory (the engine's check at submit)."""
-        if self.memory_limit is not None:
-            memory_plan.plan(memory_plan.shape_of(pk, circuit), self.plan_budget(), **self.plan_limits())
+        return hit[1]
 
     def plan_budget(self) -> int | None:
         """The device bytes a plan may fill: memory_limit, less what a device holds outside the

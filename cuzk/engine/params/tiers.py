@@ -123,7 +123,7 @@ class SrsManager:
             return None
         if entry.hot_bytes:
             return entry.hot_bytes
-        pk = entry.pk if entry.pk is not None else getattr(entry.source, "pk", None)
+        pk = self.open_key(circuit_id)
         return None if pk is None else entry.source.decoded_bytes(pk)
 
     def open_key(self, circuit_id: str):
