@@ -24,13 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cuzk.gadgets.sha256.filecoin import sha254_many
 
 from cuzk.circuits.filecoin.common.fr_bytes import fr, from_mont, random_fr, random_nodes, to_mont
 from .challenges import interactive_challenges
 from .config import BASE_DEGREE, PorepConfig
 from .vanilla_proof import PorepPartitionProof
 from .sdr import SdrGraph, porep_id
+from cuzk.circuits.filecoin.common.tree_d import sha_level
 from cuzk.circuits.filecoin.common.tree_r_last import comm_r_of, hash_children
 from cuzk.circuits.filecoin.common.whole_tree import tree_levels, tree_paths
 
@@ -128,7 +128,7 @@ def make_replica(cfg: PorepConfig, seed: int, porep: bytes | None = None) -> Rep
     tree_c = tree_levels(col_hash, cfg.arities, hash_children)
     replica = fr().add(to_mont(labels[-1]), to_mont(data))
     tree_r = tree_levels(replica, cfg.arities, hash_children)
-    tree_d = tree_levels(data, (2,) * cfg.tree_d_depth, lambda kids: sha254_many(kids.reshape(len(kids), 64)))
+    tree_d = tree_levels(data, (2,) * cfg.tree_d_depth, sha_level)
     comm_r = comm_r_of(from_mont(tree_c[-1][0]), from_mont(tree_r[-1][0]))[0]
     return Replica(cfg, graph, replica_id, data, labels, tree_d, tree_c, tree_r, comm_r)
 

@@ -20,13 +20,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cuzk.gadgets.sha256.filecoin import sha254_many
 
 from cuzk.circuits.filecoin.common.fr_bytes import fr, from_mont, random_fr, random_nodes, to_mont
 from cuzk.circuits.filecoin.common.whole_tree import tree_levels, tree_paths
 from .circuit import derive_challenges, phi, rhos
 from .config import SnapConfig
 from .vanilla_proof import SnapPartitionProof, TreeProofs
+from cuzk.circuits.filecoin.common.tree_d import sha_level
 from cuzk.circuits.filecoin.common.tree_r_last import comm_r_of, hash_children
 
 MAX_NODES = 1 << 18
@@ -42,10 +42,6 @@ def _tree_proofs(levels: list[np.ndarray], arities, index: np.ndarray) -> TreePr
         idx = idx // a
     roots = np.repeat(levels[-1][:1], len(leaves), axis=0)
     return TreeProofs(leaves.copy(), roots, tuple(sibs), np.stack(pos_all, axis=1).astype(np.uint64))
-
-
-def _sha_parent(pairs: np.ndarray) -> np.ndarray:
-    return sha254_many(pairs.reshape(pairs.shape[0], 64))
 
 
 def _poseidon_parent(children: np.ndarray) -> np.ndarray:
@@ -89,7 +85,7 @@ def make_sector(cfg: SnapConfig, seed: int = 0, h: int | None = None) -> SnapSec
     data = random_nodes(rng, cfg.nodes)
     r_old = tree_levels(labels_old, cfg.arities, _poseidon_parent)
     comm_r_old = comm_r_of(comm_c, r_old[-1][0])[0]
-    d_new = tree_levels(data, (2,) * cfg.challenge_bit_len, _sha_parent)
+    d_new = tree_levels(data, (2,) * cfg.challenge_bit_len, sha_level)
     comm_d_new = d_new[-1][0]
     val = lambda b: int.from_bytes(bytes(b), "little")  # noqa: E731
     p = phi(val(comm_d_new), val(comm_r_old))
