@@ -20,6 +20,7 @@ import os
 from cuzk.errors import CuzkError
 from cuzk.user_dirs import cache_dir
 
+from .circuit import CIRCUIT_KINDS  # every Filecoin circuit, sized by --sector-size
 from .files import input_file, output_dir, output_file
 from .usage import command_group
 
@@ -30,8 +31,6 @@ PRIORITIES = ["low", "normal", "high", "critical"]
 MODULE_BENCHMARKS = ("snarkjs_compare", "cluster_scaling", "msm_vs_arkworks")
 
 
-FILECOIN_KINDS = ("window-post", "winning-post")  # Filecoin's PoSt circuits
-CIRCUIT_KINDS = FILECOIN_KINDS + ("porep", "snap")  # every Filecoin circuit, sized by --sector-size
 FILECOIN_SIZES = ("2KiB", "8MiB", "512MiB", "32GiB", "64GiB")
 
 
