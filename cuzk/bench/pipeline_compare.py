@@ -28,6 +28,7 @@ from pathlib import Path
 
 from cuzk.backend import cuda_unavailable_reason
 from cuzk.circuits.filecoin.kinds import counts
+from cuzk.engine.config import ConfigError, EngineConfig, GpusConfig
 from cuzk.engine.resources.memory import system_memory_bytes
 from cuzk.server.local_daemon import LocalDaemon
 from cuzk.user_dirs import cache_dir
@@ -47,8 +48,9 @@ GPU_MODES = ("1 gpu", "all gpus")  # --compare-gpus: pipelined+batched on GPU 0,
 
 def daemon_config(param_dir: Path, spec, mode: str, batch: int, synth_threads: int,
                   prover_threads: int, wait_ms: int = 250, filecoin_dir: Path | None = None,
-                  kernel_threads: int = 1) -> str:
-    """`filecoin_dir`: where the test parameters of Filecoin's circuits are (filecoin_params.ensure)."""
+                  kernel_threads: int = 1, gpu_workers: int = 2, device_memory: str = "auto") -> str:
+    """`filecoin_dir`: where the test parameters of Filecoin's circuits are (filecoin_params.ensure);
+    `gpu_workers` and `device_memory`: the [gpus] settings of the same names (per card)."""
     pipelined = mode != "sequential"
     size = batch if mode in ("pipelined+batched",) + GPU_MODES else 1
     gpus = {"1 gpu": 'backend = "cuda"\ndevices = [0]', "all gpus": 'backend = "cuda"\ndevices = []'}
@@ -56,6 +58,8 @@ def daemon_config(param_dir: Path, spec, mode: str, batch: int, synth_threads: i
 [gpus]
 {gpus.get(mode, 'backend = "auto"')}
 gpu_threads = {prover_threads}
+gpu_workers_per_device = {gpu_workers}
+memory_limit = "{device_memory}"
 [synthesis]
 threads = {synth_threads}
 kernel_threads = {kernel_threads}
@@ -110,6 +114,12 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
     if gpus and gpu_count() < 2:
         raise BenchError(f"--compare-gpus needs at least two GPUs; this machine has {gpu_count()}")
 
+    if args.gpu_workers < 1:
+        raise BenchError(f"--gpu-workers: expected at least 1, got {args.gpu_workers}")
+    try:
+        EngineConfig(gpus=GpusConfig(memory_limit=args.device_memory)).gpu_memory_limit_bytes()
+    except ConfigError as e:
+        raise BenchError(f"--device-memory: {e}") from None
     cid, spec = resolve(args.kind, args.preset)
     if spec is None:
         raise BenchError("--compare needs a built-in circuit (its daemons serve the built-in circuits only)")
@@ -121,7 +131,8 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
     limit, what = side_by_side_limit()
     serial = len(modes) > 1 and (need * len(modes) > limit or getattr(args, "one_at_a_time", False))
     print(f"compare: {count} x {cid}, {rounds} round(s); synthesis threads {args.synthesis_threads}, prover "
-          f"kernel threads {args.prover_threads or 'all'}; batched mode: batches of {batch}")
+          f"kernel threads {args.prover_threads or 'all'}; batched mode: batches of {batch}; prover workers per GPU "
+          f"{args.gpu_workers}, device memory {args.device_memory}")
     if serial and need * len(modes) > limit:
         print(f"daemons one at a time: {len(modes)} x ~{need / 2**30:.1f} GiB of parameters exceed {what} "
               f"({limit / 2**30:.0f} GiB); the first generates the parameters, the others read them")
@@ -141,7 +152,8 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
 
         def start(mode):
             cfg = daemon_config(param_dir, spec, mode, batch, args.synthesis_threads, args.prover_threads,
-                                filecoin_dir=filecoin_dir)
+                                filecoin_dir=filecoin_dir, gpu_workers=args.gpu_workers,
+                                device_memory=args.device_memory)
             print(f"[{mode}] starting daemon, loading parameters (the first run of a circuit compiles it and "
                   "generates its parameters: minutes at 32g) ...", flush=True)
             t0 = time.monotonic()

@@ -297,6 +297,10 @@ def _register_daemon(bsub) -> None:
     b.add_argument("--synthesis-threads", type=int, default=1, help="--compare: synthesis workers (default 1)")
     b.add_argument("--prover-threads", type=int, default=1, help="--compare: kernel threads of the CPU prover "
                    "(default 1; 0 = all cores)")
+    b.add_argument("--gpu-workers", type=int, default=2, help="--compare: prover workers per GPU, the daemon's "
+                   "[gpus] gpu_workers_per_device (default 2)")
+    b.add_argument("--device-memory", default="auto", help="--compare: the device-memory budget of each GPU, "
+                   "the daemon's [gpus] memory_limit, e.g. 24GiB (default auto: the whole card)")
     b.add_argument("--state-dir", help="--compare: where the daemons keep parameters (default "
                    f"{cache_dir() / 'bench'}, from $XDG_CACHE_HOME)")
     b.add_argument("--rounds", type=int, default=3, help="--compare: rounds, modes alternating (default 3)")

@@ -11,7 +11,7 @@
 #                                       ignored path, survives between calls on a warm machine)
 #
 # Environment: KIND (porep, or snap: a SnapDeals update of sixteen partitions), PRESET (32GiB), COUNT (2), MODES (pipelined,pipelined+batched), BATCH (batch size, 2), SYNTH
-# (synthesis threads, 2), STATE (the daemons' state and parameter folder, /tmp/cuzk-bench), SECTOR_S (seconds the sector run may take, 480: past it the daemons' stacks and
+# (synthesis threads, 2), GPU_WORKERS (prover workers on the card, 2), DEVICE_MEMORY (the card's budget, e.g. 24GiB: auto), STATE (the daemons' state and parameter folder, /tmp/cuzk-bench), SECTOR_S (seconds the sector run may take, 480: past it the daemons' stacks and
 # logs are saved and they are stopped), SECTOR_TESTS (the pytest arguments after it: the engine and
 # prefetch tests), and common.sh's (OUT, LOG, CURVES, CALL_S).
 # Back under $OUT: log.txt (the tables), sector.json, sector_trace.jsonl, daemon_logs.txt (if cut off), cache/.
@@ -28,7 +28,7 @@ fi
 smi_start
 python3 -m cuzk bench batch --compare --kind "${KIND:-porep}" --preset "${PRESET:-32GiB}" \
   --count "${COUNT:-2}" --rounds 1 --modes "${MODES:-pipelined,pipelined+batched}" --batch-size "${BATCH:-2}" \
-  --synthesis-threads "${SYNTH:-2}" --state-dir "$STATE" --json "$OUT/sector.json" \
+  --synthesis-threads "${SYNTH:-2}" --gpu-workers "${GPU_WORKERS:-2}" --device-memory "${DEVICE_MEMORY:-auto}" --state-dir "$STATE" --json "$OUT/sector.json" \
   --trace "$OUT/sector_trace.jsonl" > /tmp/sector_full.txt 2>&1 &
 bench=$!
 while kill -0 $bench 2>/dev/null && [ $SECONDS -lt "${SECTOR_S:-480}" ]; do sleep 2; done

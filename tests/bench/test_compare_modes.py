@@ -12,7 +12,8 @@ def test_compare_runs_chosen_modes_one_daemon_at_a_time(tmp_path):
     out = tmp_path / "cmp.json"
     r = subprocess.run([sys.executable, "-m", "cuzk", "bench", "batch", "--compare", "--kind", "synthetic",
                         "--preset", "tiny", "--count", "2", "--rounds", "1", "--modes", "pipelined,pipelined+batched",
-                        "--one-at-a-time", "--state-dir", str(tmp_path / "state"), "--json", str(out)],
+                        "--one-at-a-time", "--gpu-workers", "1", "--state-dir", str(tmp_path / "state"),
+                        "--json", str(out)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     doc = json.loads(out.read_text())
@@ -25,6 +26,15 @@ def test_compare_runs_chosen_modes_one_daemon_at_a_time(tmp_path):
         assert row["gpu_busy"] is None and row["device_peak_bytes"] == 0  # CPU: no device-timed phases
         assert row["daemon_exit"] == 0
     assert "s/job" in r.stdout and "GPU busy" in r.stdout
+    assert "prover workers per GPU 1" in r.stdout
+
+
+@pytest.mark.parametrize("flag,value", [("--device-memory", "lots"), ("--gpu-workers", "0")])
+def test_compare_refuses_a_bad_daemon_setting(tmp_path, flag, value):
+    r = subprocess.run([sys.executable, "-m", "cuzk", "bench", "batch", "--compare", "--kind", "synthetic",
+                        "--preset", "tiny", flag, value, "--state-dir", str(tmp_path)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and flag in r.stderr and "Traceback" not in r.stderr, r.stdout + r.stderr
 
 
 def test_compare_refuses_an_unknown_mode(tmp_path):
