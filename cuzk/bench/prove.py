@@ -229,6 +229,7 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
                 pvk = PreparedVerifyingKey(pk.vk)
                 verified = all(verify(pvk, p, public) for p in (runs[0][0][0], runs[-1][0][-1]))
             phases = {k: float(np.median([p.timings.get(k, 0.0) for p in timed])) for k in timed[0].timings}
+            moved = int(np.median([p.h2d_bytes for p in timed]))
             # one proof: its own total (as before --batch existed); a batch: its wall time per proof
             per_proof = phases["total"] if batch == 1 else float(np.median([ms for _, ms in runs[warm:-1]]))
             label = ("prefetch" if batch > 1 else mode) + (" (witness already pinned)" if pinned_input else "")
@@ -238,7 +239,7 @@ def run(backend_name: str = "cpu", sizes=(16,), repeat: int = 5, transfers=None,
                    "device_memory_limit": getattr(backend, "memory_limit", None), "device_peak_bytes": peak.bytes,
                    "memory_plan": backend.plan.describe() if backend.plan is not None else None,
                    "device_pool_bytes": _device_pool_bytes(backend), "window_tables": _tables_held(backend),
-                   "phases_ms": phases}
+                   "h2d_bytes": moved, "pinned_gbps": _pinned_gbps(backend) if moved else None, "phases_ms": phases}
             records.append(rec)
             _print(rec, out)
     if json_path:
@@ -304,6 +305,31 @@ def _tables_held(backend) -> list[dict]:
     return [{"n": t.n, "c": t.c, "sets": t.sets, "rows": t.nrows, "bytes": t.nbytes} for t in cache.kept()] if cache else []
 
 
+def _pinned_gbps(backend, nbytes: int = 1 << 30) -> float | None:
+    """Host-to-device bandwidth from page-locked memory (GB/s), the best of three 1 GiB copies timed by
+    CUDA events: the rate that makes a proof's bytes moved a floor on its time."""
+    import cupy as cp  # only on the GPU backend
+
+    with backend.device:
+        try:
+            host = cp.cuda.alloc_pinned_memory(nbytes)
+            dst = cp.empty(nbytes, dtype=cp.uint8)
+        except MemoryError:  # CuPy's OutOfMemoryError too: no figure rather than no record
+            return None
+        src = np.frombuffer(host, dtype=np.uint8, count=nbytes)
+        best = float("inf")
+        for _ in range(3):
+            start, end = cp.cuda.Event(), cp.cuda.Event()
+            start.record()
+            dst.set(src)
+            end.record()
+            end.synchronize()
+            best = min(best, cp.cuda.get_elapsed_time(start, end) / 1e3)
+        del dst
+        cp.get_default_memory_pool().free_all_blocks()
+    return nbytes / best / 1e9
+
+
 def _device_pool_bytes(backend) -> int:
     """Bytes CuPy's pool holds: it keeps every block it ever took, so after the runs this is the
     high-water mark of the device memory the proofs used (plus fragmentation)."""
@@ -326,6 +352,10 @@ def _print(rec: dict, out) -> None:
                     f"rows, {t['bytes'] / 2**30:.1f} GiB" for t in rec.get("window_tables", []))
     print(f"  {label:34s} median {rec['median_ms']:9.1f} {unit}  [{ver}; device pool growth "
           f"{rec['device_pool_growth_bytes']} B{held}]", file=out)
+    if rec.get("pinned_gbps"):
+        floor = rec["h2d_bytes"] / 1e9 / rec["pinned_gbps"] * 1e3
+        print(f"    moved host -> device: {rec['h2d_bytes'] / 2**30:.2f} GiB a proof; at the pinned rate measured "
+              f"here ({rec['pinned_gbps']:.1f} GB/s) that alone takes {floor:.0f} ms", file=out)
     ph = rec["phases_ms"]
     host = [k for k in ph if not k.startswith("gpu:") and k != "total"]
     print("    wall: " + "  ".join(f"{k} {ph[k]:.1f}" for k in host), file=out)

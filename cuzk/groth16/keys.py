@@ -105,3 +105,4 @@ class Proof:
     b: np.ndarray  # G2 affine (2, 2, L)
     c: np.ndarray  # G1 affine (2, L)
     timings: dict[str, float] = field(default_factory=dict)  # ms per phase
+    h2d_bytes: int = 0  # bytes the proof copied from host to device memory (a GPU backend's count)

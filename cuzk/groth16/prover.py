@@ -147,7 +147,7 @@ def prove_batch(pk: ProvingKey, jobs, backend=None, rs=None, device_lock=None) -
             clock.lap("assemble")
             clock.t["total"] = (time.perf_counter() - t0) * 1e3
             clock.t.update({f"gpu:{k}": v for k, v in timer.results().items()})
-            proofs.append(Proof(curve, A, B, C, clock.t))
+            proofs.append(Proof(curve, A, B, C, clock.t, h2d_bytes=getattr(timer, "moved", 0)))
     return proofs
 
 

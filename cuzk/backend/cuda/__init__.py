@@ -91,9 +91,12 @@ class CudaBackend(Backend):
             with self.device:
                 with self._phase("wait_witness"):
                     cp.cuda.get_current_stream().wait_event(w.ready)
+                if self.timer is not None:
+                    self.timer.moved += int(w.array.nbytes)
                 self.uploader.pool.reclaim()
             return w.array
         with self.device, self._phase("h2d_witness"):
+            self._moved(w)
             return self.uploader.upload(w)
 
     def _parked(self, w: np.ndarray) -> np.ndarray:
@@ -197,6 +200,7 @@ class CudaBackend(Backend):
             else:
                 m = circuit.matrices[index]
                 with self._phase("h2d_circuit"):
+                    self._moved(m.indptr, m.cols, m.coeff_idx, circuit.coeff_table)
                     ip, cols, ci = (cp.asarray(self.pinned_host.get(x)) for x in (m.indptr, m.cols, m.coeff_idx))
                     lr = _spmv.long_rows(ip)
                     table = cp.asarray(circuit.coeff_table)
@@ -210,6 +214,7 @@ class CudaBackend(Backend):
         dev = self._circuits.get(id(circuit))
         if dev is None or dev[0] is not circuit:
             with self._phase("h2d_circuit"):
+                self._moved(circuit.coeff_table, *(x for m in circuit.matrices for x in (m.indptr, m.cols, m.coeff_idx)))
                 mats = tuple((cp.asarray(m.indptr), cp.asarray(m.cols), cp.asarray(m.coeff_idx))
                              for m in circuit.matrices)
                 mats = tuple(m + (_spmv.long_rows(m[0]),) for m in mats)
@@ -228,12 +233,14 @@ class CudaBackend(Backend):
         if self.plan is not None and self.plan.split_h:
             if not self.plan.park_witness:  # parked: each DeferredRows uploads it for its SpMV
                 with self.device:
+                    self._moved(w)
                     w = to_device(w)
             if w.shape[0] != circuit.num_vars:
                 raise ValueError(f"witness has {w.shape[0]} variables, the circuit {circuit.num_vars}")
             return tuple(DeferredRows(self, circuit, i, w) for i in range(len(circuit.matrices)))
         with self.device:
             dev = self._device_circuit(circuit)
+            self._moved(w)
             w = to_device(w)
             with self._phase("spmv"):
                 return tuple(_spmv.spmv(name, ip, cols, ci, dev[2], w, long=lr) for ip, cols, ci, lr in dev[1])
@@ -245,6 +252,7 @@ class CudaBackend(Backend):
                 out = cp.empty_like(w)
             else:  # a host witness (parked during H): uploaded here and converted in place
                 with self._phase("h2d_witness"):
+                    self._moved(w)
                     w = out = cp.asarray(np.ascontiguousarray(w))
             n = int(w.shape[0])
             if n:
@@ -255,7 +263,7 @@ class CudaBackend(Backend):
         if not isinstance(values, cp.ndarray):
             return values[idx]
         with self.device:
-            return values[self.resident.get(idx)]
+            return values[self._resident(idx)]
 
     @property
     def timer(self) -> EventTimer | None:
@@ -278,6 +286,11 @@ class CudaBackend(Backend):
 
     def _phase(self, label: str):
         return self.timer.phase(label) if self.timer is not None else _msm._no_phase(label)
+
+    def _moved(self, *arrays) -> None:
+        """Count host arrays about to be copied to the device against this proof (bench prove's bytes moved)."""
+        if self.timer is not None:
+            self.timer.count(*arrays)
 
     def synchronize(self):
         self.device.synchronize()
@@ -309,6 +322,7 @@ class CudaBackend(Backend):
         with self.device:
             on_device = isinstance(values, cp.ndarray)
             with self._phase("h2d"):
+                self._moved(values)
                 values = to_device(values)
             with self._phase("ntt"):
                 out = _ntt.ntt(as_curve(curve).name, values, inverse=inverse, coset=coset)
@@ -341,6 +355,7 @@ class CudaBackend(Backend):
 
             def upload(v):  # a vector of fewer than n rows is read as it is, the rest counting as zero
                 with self._phase("h2d_abc"):
+                    self._moved(v)
                     return to_device(v)
 
             def evaluate(v, post=None):
@@ -393,20 +408,28 @@ class CudaBackend(Backend):
 
                 with self.device:
                     with self._phase("h2d_scalars"):
+                        self._moved(scalars)
                         d_scalars = to_device(scalars)
                     d_bases = None
                     if not streamed:
                         with self._phase("h2d_bases"):
-                            d_bases = self.resident.get(host)
+                            d_bases = self._resident(host)
                     return chunked_msm(curve, group, host if streamed else None, d_bases, d_scalars, chunk,
                                        self.uploader.copy_stream(), timer=self.timer)
         with self.device:
             with self._phase("h2d_bases"):
-                d_bases = self.resident.get(bases)
+                d_bases = self._resident(bases)
             with self._phase("h2d_scalars"):
+                self._moved(scalars)
                 d_scalars = to_device(scalars)
             return _msm.msm(as_curve(curve), group, d_bases, d_scalars, timer=self.timer,
                             table=lambda: self.window_table(curve, group, d_bases))
+
+    def _resident(self, bases) -> cp.ndarray:
+        """The bases' kept device copy, uploaded (and counted) where there is none yet."""
+        if not isinstance(bases, cp.ndarray) and not self.resident.holds(bases):
+            self._moved(bases)
+        return self.resident.get(bases)
 
     def window_table(self, curve, group, bases):
         """The MSM window table over `bases` (built on first use when it fits, then kept), or None.

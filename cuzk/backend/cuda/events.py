@@ -1,6 +1,7 @@
 """CUDA-event phase timings: each phase is a pair of events on the current
 stream; nested phases are named "outer/inner". Elapsed times are read after
-the last event completes, so recording them never stalls the pipeline."""
+the last event completes, so recording them never stalls the pipeline. `moved`: the bytes this
+proof copied from host to device (the uploads count themselves through `count`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ class EventTimer:
     def __init__(self):
         self._stack: list[str] = []
         self._marks: list[tuple[str, cp.cuda.Event, cp.cuda.Event]] = []
+        self.moved = 0
+
+    def count(self, *arrays) -> None:
+        """Count the host arrays among `arrays` as copied to the device (device arrays move nothing)."""
+        self.moved += sum(int(a.nbytes) for a in arrays if not isinstance(a, cp.ndarray))
 
     @contextmanager
     def phase(self, label: str):

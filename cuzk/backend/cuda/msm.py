@@ -63,11 +63,18 @@ class ResidentBases:
         self.on_evict = on_evict  # called with a dropped device array (its window table goes too)
         self._store: dict[tuple, tuple[np.ndarray, cp.ndarray]] = {}
 
+    @staticmethod
+    def _key(bases: np.ndarray) -> tuple:
+        return (bases.ctypes.data, bases.shape, bases.dtype.str, bases[:1].tobytes(), bases[-1:].tobytes())
+
+    def holds(self, bases) -> bool:
+        return self._key(np.ascontiguousarray(bases)) in self._store
+
     def get(self, bases) -> cp.ndarray:
         if isinstance(bases, cp.ndarray):
             return bases
         bases = np.ascontiguousarray(bases)
-        key = (bases.ctypes.data, bases.shape, bases.dtype.str, bases[:1].tobytes(), bases[-1:].tobytes())
+        key = self._key(bases)
         hit = self._store.get(key)
         if hit is not None:  # we hold the host array, so its address cannot have been reused
             return hit[1]

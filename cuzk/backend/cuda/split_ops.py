@@ -40,6 +40,7 @@ class DeferredRows:
         w = self.w
         if not isinstance(w, cp.ndarray):
             with self.backend._phase("h2d_witness"):
+                self.backend._moved(w)
                 w = cp.asarray(w)
         self.backend.spmv_into(self.circuit, self.index, w, out)
 
@@ -72,6 +73,7 @@ class DeviceSplitOps:
             if isinstance(v, DeferredRows):
                 v.into(x[:rows])
             elif rows:
+                self.backend._moved(v)
                 x[:rows] = v if isinstance(v, cp.ndarray) else cp.asarray(np.ascontiguousarray(v))
             return x
 
@@ -110,6 +112,7 @@ class DeviceSplitOps:
             if sub is None:
                 fn(self.name, "fr_vmul")(grid, (THREADS,), (part, table, part, np.uint64(m)))
             else:
+                self.backend._moved(sub[lo:hi])
                 s = cp.asarray(sub[lo:hi])
                 fn(self.name, "fr_ab_minus_c")(grid, (THREADS,), (part, table, s, part, np.uint64(0), np.uint64(m)))
 
@@ -117,6 +120,7 @@ class DeviceSplitOps:
         m = hi - lo
         with self._phase("pointwise_h"):
             part = x[lo:hi]
+            self.backend._moved(p[lo:hi])
             fn(self.name, "fr_vmul")(((m + THREADS - 1) // THREADS,), (THREADS,),
                                      (part, cp.asarray(p[lo:hi]), part, np.uint64(m)))
 

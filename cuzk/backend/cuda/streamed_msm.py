@@ -53,6 +53,8 @@ def chunked_msm(curve, group: str, host_bases: np.ndarray | None, d_bases: cp.nd
             if free[slot] is not None:  # chunk k - 2's MSM has read this buffer
                 copy_stream.wait_event(free[slot])
             bufs[slot][: hi - lo].set(host_bases[lo:hi], stream=copy_stream)
+            if timer is not None:
+                timer.count(host_bases[lo:hi])
             ev = cp.cuda.Event(block=True, disable_timing=True)
             ev.record(copy_stream)
             ready[slot] = ev
