@@ -18,7 +18,8 @@ prover instead:
   transforms' vector and scratch; the NTT's twiddles are then H's own, dropped while each
   vector is evaluated (rebuilt by the transform after it: three builds a proof) and after H,
   so that neither the SpMVs nor the MSMs hold them;
-- uploads the next witness during a proof only where it fits (`prefetch`).
+- uploads the next witness during a proof only where it fits (`prefetch`), and then leaves its room
+  free of window tables.
 
 The plan is arithmetic on the proof's shape, the same for every backend: the CUDA backend
 obeys it with CuPy's pool capped at the budget, and the CPU backend follows the same plan
@@ -196,8 +197,11 @@ def plan(s: ProofShape, budget: int | None, min_chunk_bytes: int = 1 << 16,
     # everything resident, H whole, every MSM in one piece: today's path, tables in what is left
     whole_chunk = largest
     need = total + max(whole_h_bytes(s), msm_bytes(s, whole_chunk, False, buckets, False))
+    witness = FR * s.num_vars  # the next proof's, uploading during this one where `prefetch`
     if need <= budget:
-        return MemoryPlan(cap, frozenset(s.bases), whole_chunk, False, s.n, True, True, budget - need)
+        prefetch = need + witness <= budget
+        return MemoryPlan(cap, frozenset(s.bases), whole_chunk, False, s.n, True, prefetch,
+                          budget - need - (witness if prefetch else 0))
     elementwise = min(s.n, max(min_elementwise, ELEMENTWISE_TARGET))
     mats_resident = split_h_bytes(s, elementwise, True) <= budget // 2
     h_need = whole_h_bytes(s) if whole_h_bytes(s) <= budget // 2 else split_h_bytes(s, elementwise, mats_resident)
@@ -231,9 +235,13 @@ def plan(s: ProofShape, budget: int | None, min_chunk_bytes: int = 1 << 16,
             used += extra
     streaming = len(resident) < len(s.bases)
     peak = used + max(h_need, msm_bytes(s, chunk, streaming, buckets, split, park))
-    prefetch = not park and peak + FR * s.num_vars <= budget
+    prefetch = not park and peak + witness <= budget
+    # window tables take what the peak and the prefetched witness leave: another prover worker's
+    # upload into a card the tables had filled ran out of memory, emptied the pool, and the tables
+    # were rebuilt, partition after partition
+    room = budget - peak - (witness if prefetch else 0)
     return MemoryPlan(cap, frozenset(resident), chunk, split, elementwise, mats_resident, prefetch,
-                      max(0, budget - peak) if not streaming else 0, park)
+                      max(0, room) if not streaming else 0, park)
 
 
 def chunks(count: int, size: int):

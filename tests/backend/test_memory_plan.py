@@ -52,6 +52,26 @@ def test_a_sector_partition_fits_the_cards_storage_providers_own(gib):
     assert resident + phases <= gib * GiB
 
 
+@pytest.mark.parametrize("gib", [79.2, 139, 400])
+def test_window_tables_leave_room_for_the_next_witness(gib):
+    """A second prover worker uploads its witness while a proof runs (prefetch): the room the plan
+    gives window tables must leave it, beside the resident bases and the proof's largest phase
+    (on an 80 GB card the tables took it, and the upload ran out of memory every partition)."""
+    s = sector_shape()
+    p = mp.plan(s, int(gib * GiB))
+    assert p.prefetch and p.table_room > 0
+    resident = sum(s.bases[k][0] * s.bases[k][1] for k in p.resident)
+    if p.split_h:
+        phases = max(mp.split_h_bytes(s, p.elementwise, p.matrices_resident),
+                     mp.msm_bytes(s, p.chunk_bytes, False, True, True))
+    else:
+        phases = max(mp.whole_h_bytes(s), mp.msm_bytes(s, p.chunk_bytes, False, True, False))
+    witness = 32 * s.num_vars
+    cap = int(gib * GiB)
+    # within what the plan may use: the reserve is for fragmentation and what the model misses
+    assert resident + phases + witness + p.table_room <= cap - cap // mp.RESERVE
+
+
 def parked_h_phases(s: mp.ProofShape, elementwise: int) -> tuple[int, int]:
     """The split H's two phases with the witness parked, from the shape: an SpMV holds the witness
     uploaded for it, the vector, the largest matrix (uploaded for it), the matrix's long-row scan
