@@ -7,7 +7,7 @@ timeline:   one lane per synthesis and prover worker; the upper bar of a lane is
             modes of `bench batch --compare`) are drawn side by side on the same time scale.
 phases:     mean seconds per partition in each stage, per circuit (prover phases as reported by the prover).
 throughput: completed proofs per minute and the busy fraction of the prover and synthesis workers over time.
-memory:     working memory reserved, hot parameters and the budget over time.
+memory:     working memory reserved, hot parameters, the process's resident bytes and the budget over time.
 """
 
 from __future__ import annotations
@@ -227,6 +227,10 @@ def plot_memory(runs: list[Run], path: Path) -> Path:
         ax.step(xs, used + used[-1:], where="post", label=f"{run.name}: reserved (params + working sets)")
         ax.step(xs, hot + hot[-1:], where="post", linestyle=":", label=f"{run.name}: hot parameters")
         top = max(top, max(used))
+        if all("rss" in m for m in mems):  # the kernel's count beside the budget's
+            rss = [m["rss"] / 2**20 for m in mems]
+            ax.step(xs, rss + rss[-1:], where="post", linestyle="-.", label=f"{run.name}: resident (RSS)")
+            top = max(top, max(rss))
         limit = mems[-1]["limit"] / 2**20
         if limit <= top * 3:
             ax.axhline(limit, linestyle="--", color="#d62728", label=f"{run.name}: budget")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -82,6 +83,12 @@ def test_memory_samples_track_the_budget_and_end_released(recorded):
     assert all(0 <= m["used"] <= m["limit"] for m in run.mems)
     assert max(m["used"] for m in run.mems) > run.mems[-1]["used"]  # working sets were reserved, then freed
     assert run.mems[-1]["used"] == run.mems[-1]["hot"]  # only the hot parameters remain
+    # beside the budget, what the kernel counts: this process's resident bytes, read back here from
+    # /proc/self/status (a Python process holds tens of MiB at least)
+    status = Path("/proc/self/status").read_text()
+    now = int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:"))) * 1024
+    assert all(20 << 20 <= m["rss"] and 0 <= m["shared"] <= m["rss"] for m in run.mems)
+    assert 0.5 * now <= run.mems[-1]["rss"] <= 2 * now
 
 
 def test_jsonl_is_one_object_per_line_with_a_meta_line_first(recorded):

@@ -6,6 +6,18 @@ import os
 import resource
 
 
+def resident_split() -> tuple[int, int]:
+    """(resident, of which file-backed or shared) bytes of this process now, from /proc/self/statm
+    ((0, 0) where unreadable): what the kernel counts, against what the engine's budget counts."""
+    try:
+        with open("/proc/self/statm") as fh:
+            fields = fh.read().split()
+        page = os.sysconf("SC_PAGE_SIZE")
+        return int(fields[1]) * page, int(fields[2]) * page
+    except (OSError, ValueError, IndexError):
+        return 0, 0
+
+
 def rss_bytes() -> tuple[int, int]:
     """(current, peak) resident set size of this process in bytes (current 0 where unreadable)."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

@@ -12,7 +12,7 @@ Events (the JSON-lines export writes one per line, after a "meta" line):
          "unit", "ok", "depth", "parent"?, "proof"?}  a stage on a worker lane ("synth-0",
          "prove-cpu:0-0") or on the "queue" pseudo-lane; depth 1 = a host-timed prover phase inside
          its "prove" span, depth 2 = a device-timed one ("gpu:msm_h"); "proof": its index in the pass
-  mem   {"ev": "mem", "t", "used", "limit", "hot"}   working-memory budget in use, its limit, hot parameters
+  mem   {"ev": "mem", "t", "used", "limit", "hot", "rss", "shared"}   working-memory budget in use, its limit, hot parameters; the process's resident bytes
   job   {"ev": "job", "t", "job", "state", "kind", "circuit", "priority", "submitted", "partitions", "batch"}
 
 Times are Unix seconds taken from a monotonic clock (so intervals never go
@@ -26,6 +26,8 @@ import threading
 import time
 from collections import deque
 from contextlib import contextmanager, nullcontext
+
+from .process import resident_split
 
 # top-level stages in pipeline order (prover phases come from the prover's timings)
 STAGES = ("queue", "param_load", "memory_wait", "witness", "spmv", "handoff", "prove", "encode")
@@ -66,6 +68,7 @@ class TraceRecorder:
         self._active: dict[str, dict] = {}
         self._lanes: dict[str, dict] = {}
         self._last_mem = None
+        self._mem_lock = threading.Lock()
         self._finished: deque = deque(maxlen=100_000)  # (t, ok) of ended jobs, for recent throughput
         self.recorded = 0
 
@@ -195,15 +198,19 @@ class TraceRecorder:
         return b
 
     def sample_memory(self) -> None:
-        """Record the memory budget now (skipped when unchanged since the last sample)."""
+        """Record the memory budget now (skipped when unchanged since the last sample), and beside it the
+        process's resident bytes ("rss", of which "shared": file-backed or shared pages) as the kernel
+        counts them: what the budget does not count is their difference."""
         if not self.enabled or self.memory_probe is None:
             return
-        used, limit, hot = self.memory_probe()
-        with self._lock:
+        with self._mem_lock:  # one sample at a time: samples are recorded in the order they were taken
+            used, limit, hot = self.memory_probe()
             if self._last_mem == (used, limit, hot):
                 return
             self._last_mem = (used, limit, hot)
-        self._append({"ev": "mem", "t": self.now(), "used": int(used), "limit": int(limit), "hot": int(hot)})
+            rss, shared = resident_split()
+            self._append({"ev": "mem", "t": self.now(), "used": int(used), "limit": int(limit), "hot": int(hot),
+                          "rss": rss, "shared": shared})
 
     def job_end(self, job) -> None:
         t = self.now()

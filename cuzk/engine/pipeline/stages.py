@@ -281,10 +281,11 @@ def prove_item(ctx: PipelineContext, device, worker_id: int, item: SynthesizedUn
     device.backend.keep_resident(pk)  # after its first proof: the CPU builds MSM window tables at idle priority
     ctx.metrics.batch_size.labels(circuit_id=item.circuit_id).observe(len(members))
     with tr.stage(lane, "encode", info):
-        for m, proof in zip(members, proofs):
-            m.job.add_time(prove_ms=ms)
-            ctx.metrics.observe_phase(m.job, "prove", ms / 1e3)
-            if m.job.add_partition(p, proof_bytes.encode(proof)):
-                pass  # completion is reported through the job's on_terminal hook
-        item.release()
+        encoded = [proof_bytes.encode(proof) for proof in proofs]
+    # the working memory goes back, and is sampled, before a job can be reported complete
+    item.release()
     tr.sample_memory()
+    for m, data in zip(members, encoded):
+        m.job.add_time(prove_ms=ms)
+        ctx.metrics.observe_phase(m.job, "prove", ms / 1e3)
+        m.job.add_partition(p, data)  # completion is reported through the job's on_terminal hook
