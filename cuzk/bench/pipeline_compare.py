@@ -232,6 +232,8 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
                      "gpu": _pct(last.get("gpu_busy")), "synth_busy": _pct(last.get("synthesis_busy")),
                      **{n: last["avg_" + k] for k, n in PHASES},
                      "rss": f"{last.get('daemon_peak_rss_bytes', 0) / 2**30:.1f}",
+                     "round_rss": _gib(last.get("round_peak_rss_bytes")),
+                     "budget": _gib(last.get("budget_peak_bytes")),
                      "vram": f"{last.get('device_peak_bytes', 0) / 2**30:.1f}"})
     job = f"{spec.num_partitions}-partition job" if spec.num_partitions > 1 else "job"
     print(f"\n=== {cid}: {count} jobs x {rounds} round(s), {len(modes)} ways (ratios: median of per-round "
@@ -239,9 +241,12 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
     print_table(rows, [("mode", "mode"), ("ok", "completed"), ("verified", "verified"), ("ppm", "median jobs/min"),
                        ("spj", "s/job"), ("all", "per round"), ("ratio", f"vs {base}"), ("gpu", "GPU busy"),
                        ("synth_busy", "synth busy")]
-                + [(n, f"{n} ms") for _, n in PHASES] + [("rss", "peak RSS GiB"), ("vram", "peak GPU GiB")])
+                + [(n, f"{n} ms") for _, n in PHASES]
+                + [("rss", "peak RSS GiB"), ("round_rss", "round RSS GiB"), ("budget", "round budget GiB"),
+                   ("vram", "peak GPU GiB")])
     print("(phase columns: averages per job in the last round; GPU busy: device-timed prover phases over the run; "
-          "synth busy: synthesis workers)")
+          "synth busy: synthesis workers; peak RSS: the daemon's since it started, parameter load included; round "
+          "RSS and round budget: the highest resident bytes and budget count the round's memory samples saw)")
     write_json(args.json, {"command": "batch --compare-gpus" if gpus else "batch --compare", "circuit_id": cid, "count": count, "rounds": rounds,
                            "batch_size": batch, "synthesis_threads": args.synthesis_threads,
                            "prover_threads": args.prover_threads, "one_at_a_time": serial,
@@ -250,7 +255,8 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
     return 0 if ok and all(v == 0 for v in exits.values()) else 1
 
 
-FIGURES = ("gpu_busy", "synthesis_busy", "prover_busy", "daemon_peak_rss_bytes", "device_peak_bytes")
+FIGURES = ("gpu_busy", "synthesis_busy", "prover_busy", "daemon_peak_rss_bytes", "round_peak_rss_bytes",
+           "budget_peak_bytes", "device_peak_bytes")
 
 
 def select_modes(text: str | None) -> tuple[str, ...]:
@@ -277,9 +283,17 @@ def trace_figures(trace: str, job_ids=None) -> dict:
     lo = min((j.get("submitted", j["t"]) for j in mine), default=None)
     hi = max((j["t"] for j in mine), default=None)
     dev = device_busy(run, lo, hi)
+    # the memory samples of the round: the budget's count and the kernel's (rss) at their highest
+    mems = [m for m in run.mems if lo is not None and lo <= m["t"] <= hi]
     return {"gpu_busy": max(dev.values()) if dev else None, "synthesis_busy": pool_busy(run, "synthesis", lo, hi),
-            "prover_busy": pool_busy(run, "prover", lo, hi)}
+            "prover_busy": pool_busy(run, "prover", lo, hi),
+            "budget_peak_bytes": max((m["used"] for m in mems), default=None),
+            "round_peak_rss_bytes": max((m["rss"] for m in mems if "rss" in m), default=None)}
 
 
 def _pct(x) -> str:
     return "-" if x is None else f"{x:.0%}"
+
+
+def _gib(x) -> str:
+    return "-" if x is None else f"{x / 2**30:.1f}"

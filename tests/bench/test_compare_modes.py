@@ -25,6 +25,10 @@ def test_compare_runs_chosen_modes_one_daemon_at_a_time(tmp_path):
         assert 0 < row["synthesis_busy"] <= 1 and 0 < row["prover_busy"] <= 1
         assert row["gpu_busy"] is None and row["device_peak_bytes"] == 0  # CPU: no device-timed phases
         assert row["daemon_exit"] == 0
+        # the round's memory samples: the budget's count, and the daemon's resident bytes (the kernel's count,
+        # at least the budget's hot parameters and a Python process's tens of MiB)
+        assert row["budget_peak_bytes"] > 0 and row["round_peak_rss_bytes"] >= 20 << 20
+        assert row["round_peak_rss_bytes"] <= row["daemon_peak_rss_bytes"]
     assert "s/job" in r.stdout and "GPU busy" in r.stdout
     assert "prover workers per GPU 1" in r.stdout
 

@@ -19,11 +19,9 @@ def resident_split() -> tuple[int, int]:
 
 
 def rss_bytes() -> tuple[int, int]:
-    """(current, peak) resident set size of this process in bytes (current 0 where unreadable)."""
+    """(current, peak) resident set size of this process in bytes (current 0 where unreadable). Linux
+    updates the high-water mark getrusage reads lazily, so it can lag the current figure: the peak is
+    never less than the current."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    try:
-        with open("/proc/self/statm") as fh:
-            pages = int(fh.read().split()[1])
-        return pages * os.sysconf("SC_PAGE_SIZE"), peak
-    except (OSError, ValueError, IndexError):
-        return 0, peak
+    current = resident_split()[0]
+    return current, max(peak, current)
