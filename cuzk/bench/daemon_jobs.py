@@ -46,6 +46,7 @@ class Record:
     submitted_at: float = 0.0
     finished_at: float = 0.0
     phase: str = ""  # cuzk bench deadline: warm-up, alone or mixed
+    retries: int = 0  # partitions the daemon proved again after a failure (out of device memory, say)
     proof: bytes = field(default=b"", repr=False)
     public_inputs: list = field(default_factory=list, repr=False)
 
@@ -62,6 +63,7 @@ def fill(rec: Record, r) -> None:
     rec.error = r.error_message
     rec.timings = {k: float(getattr(r, k)) for k, _ in PHASES}
     rec.batch_size, rec.batch_id, rec.start_seq = r.batch_size, r.batch_id, r.start_seq
+    rec.retries = int(r.retries)
     rec.priority = pb.Priority.Name(r.priority).lower()
     rec.proof = bytes(r.proof)
     rec.proof_bytes = len(r.proof)
@@ -139,6 +141,7 @@ def summarize(records: list[Record], wall_s: float, status=None) -> dict:
         "count": len(records), "completed": len(done), "failed": len(records) - len(done),
         "wall_s": round(wall_s, 3), "proofs_per_min": round(len(done) / wall_s * 60, 3) if wall_s > 0 else 0.0,
         "verified": sum(1 for r in records if r.verified), "unverified": sum(1 for r in records if r.verified is False),
+        "retries": sum(r.retries for r in records),
     }
     for key, _ in PHASES:
         vals = [r.timings[key] for r in done]
@@ -155,14 +158,15 @@ def print_records(records: list[Record]) -> None:
     for r in records:
         row = {"#": str(r.index + 1), "job": r.job_id[:12], "circuit": r.circuit_id, "prio": r.priority,
                "status": r.status, "batch": str(r.batch_size), "start": str(r.start_seq),
-               "verified": {True: "yes", False: "NO", None: "-"}[r.verified], "wall": r.wall_ms}
+               "verified": {True: "yes", False: "NO", None: "-"}[r.verified], "wall": r.wall_ms,
+               "retries": str(r.retries)}
         for key, name in PHASES:
             row[name] = f"{r.timings[key]:,.0f}" if key in r.timings else "-"
         row["wall"] = f"{r.wall_ms:,.0f}"
         rows.append(row)
     cols = [("#", "#"), ("job", "job"), ("circuit", "circuit"), ("prio", "priority"), ("status", "status"),
             ("batch", "batch"), ("start", "start#")] + [(n, f"{n} ms") for _, n in PHASES] + \
-           [("wall", "wall ms"), ("verified", "verified")]
+           [("wall", "wall ms"), ("retries", "retries"), ("verified", "verified")]
     print_table(rows, cols)
     for r in records:
         if r.error:
@@ -172,6 +176,8 @@ def print_records(records: list[Record]) -> None:
 def print_summary(s: dict) -> None:
     print(f"\ncompleted {s['completed']}/{s['count']}, failed {s['failed']}, verified {s['verified']}"
           f"{', NOT verified ' + str(s['unverified']) if s['unverified'] else ''}")
+    if s.get("retries"):  # a daemon that keeps retrying (out of device memory) is slow, not broken: say so
+        print(f"retried partitions: {s['retries']} (the daemon's log says why)")
     print(f"wall {s['wall_s']:.2f} s, throughput {s['proofs_per_min']:.2f} proofs/min")
     print("average ms: " + ", ".join(f"{n} {s['avg_' + k]:.0f}" for k, n in PHASES))
     if "daemon_peak_rss_bytes" in s:

@@ -229,6 +229,7 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
                      "ratio": f"{statistics.median(paired):.2f}x",
                      "ok": f"{sum(x['summary']['completed'] for x in runs[mode])}/{count * rounds}",
                      "verified": str(sum(x["summary"]["verified"] for x in runs[mode])),
+                     "retries": str(sum(x["summary"].get("retries", 0) for x in runs[mode])),
                      "gpu": _pct(last.get("gpu_busy")), "synth_busy": _pct(last.get("synthesis_busy")),
                      **{n: last["avg_" + k] for k, n in PHASES},
                      "rss": f"{last.get('daemon_peak_rss_bytes', 0) / 2**30:.1f}",
@@ -238,7 +239,8 @@ def run_compare(args, count: int, gpus: bool = False) -> int:
     job = f"{spec.num_partitions}-partition job" if spec.num_partitions > 1 else "job"
     print(f"\n=== {cid}: {count} jobs x {rounds} round(s), {len(modes)} ways (ratios: median of per-round "
           f"ratios; a job is one {job}) ===")
-    print_table(rows, [("mode", "mode"), ("ok", "completed"), ("verified", "verified"), ("ppm", "median jobs/min"),
+    print_table(rows, [("mode", "mode"), ("ok", "completed"), ("verified", "verified"), ("retries", "retries"),
+                       ("ppm", "median jobs/min"),
                        ("spj", "s/job"), ("all", "per round"), ("ratio", f"vs {base}"), ("gpu", "GPU busy"),
                        ("synth_busy", "synth busy")]
                 + [(n, f"{n} ms") for _, n in PHASES]
