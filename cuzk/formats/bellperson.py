@@ -30,6 +30,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from cuzk import file_pages
 from cuzk.curve import BLS12_381
 from cuzk.curve.encoding import decode_points, decode_uncompressed, encode_array, encode_points
 from cuzk.errors import FormatError, ValidationError
@@ -154,18 +155,8 @@ def decode_section(buf, layout: ParamsLayout, name: str, what: str, checked: boo
     off, count, grp = layout.sections[name]
     pts = _decode(buf, off, count, grp, f"{what}: params.{name}", checked)
     if isinstance(buf, mmap.mmap):
-        _unmap_pages(buf, off, count * _size(grp))
+        file_pages.drop(buf, off, count * _size(grp))
     return pts
-
-
-def _unmap_pages(buf: mmap.mmap, off: int, length: int) -> None:
-    """MADV_DONTNEED over the pages holding buf[off:off + length] (a read-only file mapping: they are
-    read again from the file if touched); nothing where the platform lacks it."""
-    advice = getattr(mmap, "MADV_DONTNEED", None)
-    if advice is None or length <= 0:
-        return
-    start = off - off % mmap.PAGESIZE
-    buf.madvise(advice, start, min(len(buf), off + length) - start)
 
 
 def open_params(path, circuit, checked: bool = True, stamps=None) -> ProvingKey:

@@ -14,6 +14,8 @@ import threading
 import cupy as cp
 import numpy as np
 
+from cuzk import file_pages
+
 from .. import memory_plan as _mp
 from ..base import Backend, as_curve
 from . import msm as _msm
@@ -219,6 +221,9 @@ class CudaBackend(Backend):
                              for m in circuit.matrices)
                 mats = tuple(m + (_spmv.long_rows(m[0]),) for m in mats)
                 dev = (circuit, mats, cp.asarray(circuit.coeff_table))
+            for m in circuit.matrices:  # kept on the device: a compiled circuit's file pages may leave the process
+                for a in (m.indptr, m.cols, m.coeff_idx):
+                    file_pages.drop(a)
             if len(self._circuits) >= 8:
                 self._circuits.pop(next(iter(self._circuits)))
             self._circuits[id(circuit)] = dev
